@@ -1,0 +1,68 @@
+// Package model defines the Bayesian models the samplers target. A model
+// answers per-row questions over a contiguous row-major table: per-row
+// log-likelihoods (tempered), per-row gradients, the log prior and its
+// gradient, and the public per-row bounds differential privacy needs.
+//
+// Notation: ℓ_i(θ) = F · log p(x_i | θ) is the tempered log-likelihood of row
+// i (F = Spec.Temper, 1 by default), and the target is
+// π(θ) ∝ p(θ) · Π_i exp(ℓ_i(θ)).
+package model
+
+// Model is one posterior. Implementations must not allocate in LogLik,
+// GradLogLikRow, GradLogLik, LogPrior or GradLogPrior.
+type Model interface {
+	Name() string
+	Dim() int
+	ParamNames() []string
+	// N is the number of rows (public, as the papers assume).
+	N() int
+
+	// LogLik writes ℓ_i(θ) into out[k] for i = rows[k]; when rows is nil it
+	// writes every row, out[i] = ℓ_i(θ), and len(out) must be N().
+	LogLik(theta []float64, rows []int, out []float64)
+	// GradLogLikRow writes ∇θ ℓ_i(θ) into grad (len Dim()).
+	GradLogLikRow(theta []float64, i int, grad []float64)
+	// GradLogLik writes Σ_{i∈rows} ∇θ ℓ_i(θ) into grad (all rows when rows is nil).
+	GradLogLik(theta []float64, rows []int, grad []float64)
+
+	// LogPrior is log p(θ) up to a constant; -Inf outside the support.
+	LogPrior(theta []float64) float64
+	// GradLogPrior writes ∇θ log p(θ) into grad.
+	GradLogPrior(theta []float64, grad []float64)
+
+	// RowBounds returns public bounds on the per-row log-likelihood for θ in
+	// the box (nil: all of R^d). They are derived only from the public column
+	// bounds of the data and from the box, never from data values. Fields that
+	// do not exist for this model and box are +Inf.
+	RowBounds(box []Interval) RowBounds
+}
+
+// Interval is a closed interval [Lo, Hi] for one parameter.
+type Interval struct{ Lo, Hi float64 }
+
+// RowBounds are public, data-independent bounds that hold for every row that
+// lies within the public column bounds, and every θ, θ' in the box.
+type RowBounds struct {
+	// Lipschitz: |ℓ_i(θ) − ℓ_i(θ')| ≤ Lipschitz · ‖θ − θ'‖₂.
+	Lipschitz float64
+	// GradNorm: ‖∇θ ℓ_i(θ)‖₂ ≤ GradNorm.
+	GradNorm float64
+	// AbsLogLik: |ℓ_i(θ)| ≤ AbsLogLik (the B of one-posterior-sample).
+	AbsLogLik float64
+}
+
+// LogLikSum returns Σ_{i∈rows} ℓ_i(θ) using buf (len ≥ len(rows), or N() when
+// rows is nil) as scratch space.
+func LogLikSum(m Model, theta []float64, rows []int, buf []float64) float64 {
+	n := len(rows)
+	if rows == nil {
+		n = m.N()
+	}
+	buf = buf[:n]
+	m.LogLik(theta, rows, buf)
+	s := 0.0
+	for _, v := range buf {
+		s += v
+	}
+	return s
+}

@@ -1,0 +1,64 @@
+// Package rng holds the two random streams every chain uses, kept apart as
+// DESIGN.md's privacy rule 4 requires.
+//
+//   - Public: a PCG stream seeded from the user's --seed and the chain index.
+//     It may drive only data-independent choices: initial values, proposal
+//     directions and magnitudes, minibatch index draws.
+//   - Noise: a ChaCha8 stream keyed from 32 bytes of crypto/rand, one key per
+//     chain derived from one master key. It drives every draw that protects
+//     privacy: Gaussian noise on released statistics, the uniforms of accept
+//     decisions, the correction distribution of the Barker test. The key is
+//     never exported, logged or put in a URL.
+//
+// Tests may fix the master key through SetTestKey, which exists only in
+// binaries built with the `dpmcmc_testkey` build tag (see testkey.go); the
+// command-line tool and the page are built without it.
+package rng
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	mrand "math/rand/v2"
+)
+
+// Streams are one chain's random sources.
+type Streams struct {
+	Public *mrand.Rand // seeded; data-independent choices only
+	Noise  *mrand.Rand // CSPRNG; everything that protects privacy
+}
+
+// Key is a master key for the noise streams of one run.
+type Key [32]byte
+
+// NewKey draws a fresh master key from the operating system's CSPRNG, unless a
+// test key was fixed (test builds only).
+func NewKey() Key {
+	if k, ok := testKey(); ok {
+		return k
+	}
+	var k Key
+	if _, err := rand.Read(k[:]); err != nil {
+		// crypto/rand.Read never returns an error on supported platforms
+		// (Go 1.24+ crashes instead); keep the check for clarity.
+		panic("rng: crypto/rand failed: " + err.Error())
+	}
+	return k
+}
+
+// ForChain returns the streams of chain c: the public stream from (seed, c)
+// and the noise stream from SHA-256(key || "noise" || c).
+func ForChain(seed uint64, key Key, c int) Streams {
+	h := sha256.New()
+	h.Write(key[:])
+	h.Write([]byte("dpmcmc/noise"))
+	var buf [8]byte
+	binary.LittleEndian.PutUint64(buf[:], uint64(c))
+	h.Write(buf[:])
+	var ck [32]byte
+	copy(ck[:], h.Sum(nil))
+	return Streams{
+		Public: mrand.New(mrand.NewPCG(seed, 0x9e3779b97f4a7c15^uint64(c))),
+		Noise:  mrand.New(mrand.NewChaCha8(ck)),
+	}
+}
