@@ -1,0 +1,110 @@
+// Command dpmcmc samples differentially private posteriors from a CSV file,
+// accounts privacy budgets, summarises draws and serves the browser app.
+//
+// Each subcommand lives in its own file and registers itself in init.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// command is one subcommand. run gets the arguments after the subcommand
+// name; it returns an error to print as one line on stderr (exit status 1).
+type command struct {
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) error
+}
+
+var commands = map[string]command{}
+
+func register(name, summary string, run func(args []string, stdout, stderr io.Writer) error) {
+	if _, dup := commands[name]; dup {
+		panic("dpmcmc: duplicate subcommand " + name)
+	}
+	commands[name] = command{summary, run}
+}
+
+// errUsage marks an error after which the subcommand already printed its usage.
+var errUsage = errors.New("usage")
+
+func main() { os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func runMain(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		if len(args) > 1 {
+			if c, ok := commands[args[1]]; ok {
+				return exitCode(c.run([]string{"-h"}, stdout, stderr), stderr)
+			}
+		}
+		usage(stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "dpmcmc: unknown command %q (run 'dpmcmc help')\n", args[0])
+		return 2
+	}
+	return exitCode(c.run(args[1:], stdout, stderr), stderr)
+}
+
+func exitCode(err error, stderr io.Writer) int {
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
+	default:
+		fmt.Fprintf(stderr, "dpmcmc: %v\n", err)
+		return 1
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "dpmcmc: differentially private Bayesian inference")
+	fmt.Fprintln(w, "\nUsage: dpmcmc <command> [flags]\n\nCommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'dpmcmc help <command>' or 'dpmcmc <command> -h' for a command's flags.")
+}
+
+// newFlagSet returns a flag set that writes its usage to stderr and returns
+// errors instead of exiting.
+func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: dpmcmc %s %s\n\nFlags:\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args and maps a parse failure to errUsage (the flag
+// package already printed the reason and the usage).
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "dpmcmc %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return errUsage
+	}
+	return nil
+}
