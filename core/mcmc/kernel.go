@@ -29,7 +29,7 @@ type Info struct {
 	Accepted   bool
 	AcceptProb float64 // the kernel's acceptance probability where defined (local)
 	Clipped    int     // rows whose contribution was clipped (local)
-	Rows       int     // rows evaluated this iteration (local)
+	Rows       int     // rows evaluated this iteration (local); one row's log-likelihood or gradient at one θ counts once
 	Divergent  bool    // numerical failure (e.g. an HMC energy error > 1000)
 }
 
@@ -39,4 +39,11 @@ type Info struct {
 type Adaptive interface {
 	Adapt(it int, info Info)
 	EndWarmup()
+}
+
+// WarmupPlanner is implemented by adaptive kernels whose warmup schedule
+// depends on the warmup length (e.g. Stan-style metric adaptation windows).
+// Sample calls PlanWarmup once, before the first warmup Step.
+type WarmupPlanner interface {
+	PlanWarmup(warmup int)
 }

@@ -1,0 +1,187 @@
+package mcmc
+
+import "math"
+
+// Warmup adaptation for the non-private kernels.
+//
+// Step size: dual averaging, Hoffman & Gelman (2014), "The No-U-Turn
+// Sampler", JMLR 15, Algorithm 5 (Section 3.2.1), with Stan's defaults
+// γ = 0.05, t0 = 10, κ = 0.75 and μ = log(10·ε0):
+//
+//	H̄_m      = (1 − 1/(m + t0))·H̄_{m−1} + (δ − α_m)/(m + t0)
+//	log ε_m  = μ − √m/γ · H̄_m
+//	log ε̄_m  = m^{−κ}·log ε_m + (1 − m^{−κ})·log ε̄_{m−1}
+//
+// where δ is the target acceptance statistic and α_m the acceptance
+// probability of iteration m. At the end of warmup the step is frozen at ε̄.
+//
+// Diagonal metric (HMC only): Stan's windowed adaptation (Stan Reference
+// Manual, "HMC algorithm parameters / Automatic parameter tuning"): an initial
+// fast buffer of 75 iterations, slow windows of 25, 50, 100, … iterations over
+// which the variance of each coordinate is estimated (Welford), and a final
+// fast buffer of 50 iterations. At the end of each slow window the inverse
+// metric is set to the regularised variance (n/(n+5))·var + 1e-3·5/(n+5) and
+// dual averaging restarts from the current step. Warmups shorter than 150
+// iterations use 15% / 75% / 10%; shorter than 20 adapt the step only.
+//
+// The adaptation uses Info.AcceptProb, a function of private data: it is for
+// non-private runs. DP kernels must adapt only from what they release
+// (Info.Accepted), see Adaptive.
+
+// Dual averaging defaults (Stan).
+const (
+	daGamma = 0.05
+	daT0    = 10
+	daKappa = 0.75
+)
+
+// DualAveraging tunes a step size so that the average acceptance statistic
+// approaches Target (Hoffman & Gelman 2014, Algorithm 5).
+type DualAveraging struct {
+	Target float64 // δ
+	Gamma  float64 // γ
+	T0     float64 // t0
+	Kappa  float64 // κ
+
+	mu, hbar, logEps, logEpsBar float64
+	m                           int
+}
+
+// NewDualAveraging starts dual averaging at step eps0 with Stan's constants.
+func NewDualAveraging(eps0, target float64) *DualAveraging {
+	da := &DualAveraging{Target: target, Gamma: daGamma, T0: daT0, Kappa: daKappa}
+	da.Restart(eps0)
+	return da
+}
+
+// Restart resets the averages and sets μ = log(10·eps0).
+func (da *DualAveraging) Restart(eps0 float64) {
+	da.mu = math.Log(10 * eps0)
+	da.hbar, da.logEpsBar, da.m = 0, 0, 0
+	da.logEps = math.Log(eps0)
+}
+
+// Update records one iteration's acceptance statistic (clamped to [0, 1],
+// NaN counts as 0) and returns the step for the next iteration.
+func (da *DualAveraging) Update(accept float64) float64 {
+	if !(accept >= 0) { // also NaN
+		accept = 0
+	} else if accept > 1 {
+		accept = 1
+	}
+	da.m++
+	m := float64(da.m)
+	w := 1 / (m + da.T0)
+	da.hbar = (1-w)*da.hbar + w*(da.Target-accept)
+	da.logEps = da.mu - math.Sqrt(m)/da.Gamma*da.hbar
+	eta := math.Pow(m, -da.Kappa)
+	da.logEpsBar = eta*da.logEps + (1-eta)*da.logEpsBar
+	return math.Exp(da.logEps)
+}
+
+// Current is the step of the latest iterate, ε_m.
+func (da *DualAveraging) Current() float64 { return math.Exp(da.logEps) }
+
+// Final is the averaged step ε̄ to use after warmup (the current step when no
+// update happened yet).
+func (da *DualAveraging) Final() float64 {
+	if da.m == 0 {
+		return math.Exp(da.logEps)
+	}
+	return math.Exp(da.logEpsBar)
+}
+
+// Stan's default window sizes.
+const (
+	winInitBuffer = 75
+	winTermBuffer = 50
+	winBase       = 25
+)
+
+// varianceWindows is Stan's windowed diagonal-metric adaptation schedule
+// with a Welford variance estimator (allocated once).
+type varianceWindows struct {
+	warmup                 int
+	initBuf, termBuf, size int
+	next, counter          int
+	on                     bool
+	n                      int
+	mean, m2               []float64
+}
+
+func newVarianceWindows(d int) *varianceWindows {
+	return &varianceWindows{mean: make([]float64, d), m2: make([]float64, d)}
+}
+
+// plan sets the schedule for a warmup of the given length.
+func (w *varianceWindows) plan(warmup int) {
+	w.warmup, w.counter, w.n = warmup, 0, 0
+	w.on = warmup >= 20
+	w.initBuf, w.termBuf, w.size = winInitBuffer, winTermBuffer, winBase
+	if w.on && w.initBuf+w.termBuf+w.size > warmup {
+		w.initBuf = int(0.15 * float64(warmup))
+		w.termBuf = int(0.1 * float64(warmup))
+		w.size = warmup - (w.initBuf + w.termBuf)
+	}
+	w.next = w.initBuf + w.size - 1
+	for j := range w.mean {
+		w.mean[j], w.m2[j] = 0, 0
+	}
+}
+
+func (w *varianceWindows) inWindow() bool {
+	return w.counter >= w.initBuf && w.counter < w.warmup-w.termBuf && w.counter != w.warmup
+}
+
+func (w *varianceWindows) endOfWindow() bool {
+	return w.counter == w.next && w.counter != w.warmup
+}
+
+func (w *varianceWindows) computeNext() {
+	if w.next == w.warmup-w.termBuf-1 {
+		return
+	}
+	w.size *= 2
+	w.next = w.counter + w.size
+	if w.next != w.warmup-w.termBuf-1 {
+		if w.next+2*w.size >= w.warmup-w.termBuf {
+			w.next = w.warmup - w.termBuf - 1
+		}
+	}
+}
+
+// observe records the position after one warmup iteration. When a slow
+// window ends it writes the regularised variance into invMetric and reports
+// true.
+func (w *varianceWindows) observe(theta, invMetric []float64) bool {
+	if !w.on {
+		return false
+	}
+	if w.inWindow() {
+		w.n++
+		k := float64(w.n)
+		for j, x := range theta {
+			dx := x - w.mean[j]
+			w.mean[j] += dx / k
+			w.m2[j] += dx * (x - w.mean[j])
+		}
+	}
+	if w.endOfWindow() {
+		w.computeNext()
+		if w.n >= 2 {
+			k := float64(w.n)
+			for j := range invMetric {
+				v := w.m2[j] / (k - 1)
+				invMetric[j] = (k/(k+5))*v + 1e-3*(5/(k+5))
+			}
+		}
+		w.n = 0
+		for j := range w.mean {
+			w.mean[j], w.m2[j] = 0, 0
+		}
+		w.counter++
+		return true
+	}
+	w.counter++
+	return false
+}

@@ -1,0 +1,240 @@
+package mcmc
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dpmcmc/dpmcmc/core/model"
+	"github.com/dpmcmc/dpmcmc/core/rng"
+)
+
+// HMC is Hamiltonian Monte Carlo with a fixed number of leapfrog steps
+// (Duane et al. 1987; Neal 2011), as stated in dp-hmc.txt §2.2 with a
+// diagonal mass matrix M = diag(1/m_j), m = InvMetric:
+//
+//	p ~ N(0, M)                                           (public stream)
+//	H(θ, p) = −log π(θ) + ½ pᵀM⁻¹p
+//	leapfrog, L times, step η = ε·jitter:                 (jitter: public stream)
+//	    p ← p + (η/2)∇log π(θ);  θ ← θ + η M⁻¹p;  p ← p + (η/2)∇log π(θ)
+//	accept (θ', −p') with probability min(1, exp(H(θ, p) − H(θ', p')))  (noise stream)
+//
+// ∇log π is cached at the current θ, so an iteration costs L gradient passes
+// and one log-likelihood pass (Info.Rows = (L+1)·N). A trajectory that leaves
+// the prior's support, or whose energy error exceeds MaxEnergyError, is
+// rejected and marked Divergent.
+//
+// With Adapt set, ε is tuned during warmup by dual averaging towards
+// TargetAccept (default 0.8, Stan's); with AdaptMetric too, the diagonal
+// inverse metric is estimated in Stan's windows (adapt.go), which needs the
+// warmup length (PlanWarmup; Sample calls it).
+type HMC struct {
+	m      model.Model
+	cfg    HMCConfig
+	d, n   int
+	step   float64
+	jitter StepJitter
+
+	invM, sqrtM   []float64 // M⁻¹ diagonal and √M (momentum sd)
+	theta, thNew  []float64
+	grad, gradNew []float64 // ∇log π at θ and along the trajectory
+	p, tmp, buf   []float64 // momentum, scratch (len d), scratch (len N)
+	logPost       float64   // log π(θ) = Σℓ_i(θ) + log p(θ)
+	ready         bool
+
+	adapting bool
+	da       *DualAveraging
+	windows  *varianceWindows
+}
+
+// HMCConfig configures HMC.
+type HMCConfig struct {
+	// Step is the leapfrog step size ε.
+	Step float64 `json:"step"`
+	// Steps is the number of leapfrog steps L per iteration.
+	Steps int `json:"steps"`
+	// Jitter randomises ε per iteration (default none).
+	Jitter JitterConfig `json:"jitter,omitempty"`
+	// InvMetric is the diagonal of M⁻¹ (public); nil means identity.
+	InvMetric []float64 `json:"inv_metric,omitempty"`
+	// Adapt tunes Step during warmup (non-private runs only).
+	Adapt bool `json:"adapt,omitempty"`
+	// AdaptMetric also estimates InvMetric during warmup (needs Adapt).
+	AdaptMetric bool `json:"adapt_metric,omitempty"`
+	// TargetAccept is the dual-averaging target (default 0.8).
+	TargetAccept float64 `json:"target_accept,omitempty"`
+	// MaxEnergyError marks a trajectory divergent (default 1000).
+	MaxEnergyError float64 `json:"max_energy_error,omitempty"`
+}
+
+// NewHMC returns an HMC kernel for m.
+func NewHMC(m model.Model, cfg HMCConfig) (*HMC, error) {
+	d, n, err := checkModel(m)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkStep("hmc", cfg.Step); err != nil {
+		return nil, err
+	}
+	if cfg.Steps < 1 {
+		return nil, fmt.Errorf("mcmc: hmc steps = %d must be at least 1", cfg.Steps)
+	}
+	if cfg.AdaptMetric && !cfg.Adapt {
+		return nil, fmt.Errorf("mcmc: hmc adapt_metric needs adapt")
+	}
+	invM, err := checkScale(cfg.InvMetric, d)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.TargetAccept == 0 {
+		cfg.TargetAccept = 0.8
+	}
+	if err := checkTarget(cfg.TargetAccept); err != nil {
+		return nil, err
+	}
+	if cfg.MaxEnergyError == 0 {
+		cfg.MaxEnergyError = 1000
+	}
+	if !(cfg.MaxEnergyError > 0) {
+		return nil, fmt.Errorf("mcmc: hmc max_energy_error = %v must be positive", cfg.MaxEnergyError)
+	}
+	jit, err := NewJitter(cfg.Jitter)
+	if err != nil {
+		return nil, err
+	}
+	k := &HMC{
+		m: m, cfg: cfg, d: d, n: n, step: cfg.Step, jitter: jit,
+		invM: invM, sqrtM: make([]float64, d),
+		theta: make([]float64, d), thNew: make([]float64, d),
+		grad: make([]float64, d), gradNew: make([]float64, d),
+		p: make([]float64, d), tmp: make([]float64, d), buf: make([]float64, n),
+		adapting: cfg.Adapt,
+	}
+	k.setMetric()
+	if cfg.Adapt {
+		k.da = NewDualAveraging(cfg.Step, cfg.TargetAccept)
+	}
+	if cfg.AdaptMetric {
+		k.windows = newVarianceWindows(d)
+	}
+	return k, nil
+}
+
+func (k *HMC) setMetric() {
+	for j, v := range k.invM {
+		k.sqrtM[j] = 1 / math.Sqrt(v)
+	}
+}
+
+// SetJitter replaces the step-size jitter (e.g. a custom sequence).
+func (k *HMC) SetJitter(j StepJitter) { k.jitter = j }
+
+// Name implements Kernel.
+func (k *HMC) Name() string { return "hmc" }
+
+// Position implements Kernel.
+func (k *HMC) Position() []float64 { return k.theta }
+
+// StepSize is the current (unjittered) leapfrog step ε.
+func (k *HMC) StepSize() float64 { return k.step }
+
+// InvMetric is the current diagonal inverse metric (owned by the kernel).
+func (k *HMC) InvMetric() []float64 { return k.invM }
+
+// Init implements Kernel.
+func (k *HMC) Init(theta0 []float64) error {
+	if err := checkTheta(theta0, k.d); err != nil {
+		return err
+	}
+	lp := k.m.LogPrior(theta0)
+	if math.IsInf(lp, -1) || math.IsNaN(lp) {
+		return errOutsideSupport
+	}
+	copy(k.theta, theta0)
+	ll := logLikAll(k.m, k.theta, k.buf)
+	if !finite(ll) {
+		return errBadLogLik
+	}
+	k.logPost = ll + lp
+	gradLogPost(k.m, k.theta, k.grad, k.tmp)
+	k.ready = true
+	return nil
+}
+
+// Step implements Kernel.
+func (k *HMC) Step(r rng.Streams) Info {
+	if !k.ready {
+		panic(errNoInit)
+	}
+	eta := k.step * k.jitter.Factor(r.Public)
+	kin0 := 0.0
+	for j := range k.p {
+		pj := k.sqrtM[j] * r.Public.NormFloat64()
+		k.p[j] = pj
+		kin0 += k.invM[j] * pj * pj
+	}
+	h0 := -k.logPost + kin0/2
+
+	copy(k.thNew, k.theta)
+	copy(k.gradNew, k.grad)
+	L := k.cfg.Steps
+	for l := 0; l < L; l++ {
+		for j := range k.p {
+			k.p[j] += eta / 2 * k.gradNew[j]
+			k.thNew[j] += eta * k.invM[j] * k.p[j]
+		}
+		if lp := k.m.LogPrior(k.thNew); math.IsInf(lp, -1) || math.IsNaN(lp) {
+			return Info{Rows: l * k.n, Divergent: true}
+		}
+		gradLogPost(k.m, k.thNew, k.gradNew, k.tmp)
+		for j := range k.p {
+			k.p[j] += eta / 2 * k.gradNew[j]
+		}
+	}
+	lp := k.m.LogPrior(k.thNew)
+	logPost := logLikAll(k.m, k.thNew, k.buf) + lp
+	kin1 := 0.0
+	for j, pj := range k.p {
+		kin1 += k.invM[j] * pj * pj
+	}
+	dH := -logPost + kin1/2 - h0 // H(θ', p') − H(θ, p)
+	info := Info{Rows: (L + 1) * k.n}
+	if dH != dH || dH > k.cfg.MaxEnergyError {
+		info.Divergent = true
+		return info
+	}
+	info.AcceptProb = acceptProbMH(-dH)
+	if logUniform(r.Noise) < -dH {
+		k.theta, k.thNew = k.thNew, k.theta
+		k.grad, k.gradNew = k.gradNew, k.grad
+		k.logPost = logPost
+		info.Accepted = true
+	}
+	return info
+}
+
+// PlanWarmup implements WarmupPlanner.
+func (k *HMC) PlanWarmup(warmup int) {
+	if k.windows != nil {
+		k.windows.plan(warmup)
+	}
+}
+
+// Adapt implements Adaptive.
+func (k *HMC) Adapt(it int, info Info) {
+	if !k.adapting {
+		return
+	}
+	k.step = k.da.Update(info.AcceptProb)
+	if k.windows != nil && k.windows.observe(k.theta, k.invM) {
+		k.setMetric()
+		k.da.Restart(k.step)
+	}
+}
+
+// EndWarmup implements Adaptive.
+func (k *HMC) EndWarmup() {
+	if k.adapting {
+		k.step = k.da.Final()
+		k.adapting = false
+	}
+}
