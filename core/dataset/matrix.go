@@ -19,6 +19,12 @@ type Table struct {
 	// given. It is set by ApplyBounds and read by models to derive per-row
 	// sensitivities.
 	Bounds []*Bound
+
+	// Where each row came from, for error messages (local only): see Line.
+	lines []lineMark
+	// File column (0-based) of each column, or nil when the table was not
+	// read from a file.
+	fileCols []int
 }
 
 // Bound is a public interval [Lo, Hi] for one column, typed by the user.

@@ -1,0 +1,241 @@
+package dataset
+
+import (
+	"strconv"
+	"unsafe"
+)
+
+type numStatus uint8
+
+const (
+	numOK       numStatus = iota
+	numSyntax             // not a decimal number
+	numOverflow           // well-formed but beyond ±MaxFloat64
+)
+
+// pow10 holds the powers of ten that are exact in float64.
+var pow10 = [...]float64{
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+}
+
+// parseNumber parses b as a decimal number in plain or exponent notation:
+//
+//	[+-] ( digits [sep digits*] | sep digits ) [ (e|E) [+-] digits ]
+//
+// where sep is '.' or, when decimalComma is set, ',' (and then '.' is not
+// accepted). No spaces, hex, underscores, thousands separators, Inf or NaN.
+//
+// The result is exactly strconv.ParseFloat's: plain numbers with at most 19
+// significant digits whose value is an exact float64 mantissa times an exact
+// power of ten take the classic exact fast path (one correctly rounded
+// multiplication or division, the same as strconv's own first step); all
+// others are handed to strconv.ParseFloat without allocating.
+func parseNumber(b []byte, decimalComma bool) (float64, numStatus) {
+	sep := byte('.')
+	if decimalComma {
+		sep = ','
+	}
+	n := len(b)
+	i := 0
+	neg := false
+	if i < n && (b[i] == '+' || b[i] == '-') {
+		neg = b[i] == '-'
+		i++
+	}
+	var mant uint64
+	nd := 0 // significant digits in mant
+	exp := 0
+	trunc := false
+	sawDigit, sawSep := false, false
+	sepAt := -1
+digits:
+	for ; i < n; i++ {
+		c := b[i]
+		switch {
+		case c >= '0' && c <= '9':
+			sawDigit = true
+			if nd == 0 && c == '0' {
+				if sawSep {
+					exp--
+				}
+				continue
+			}
+			if nd < 19 {
+				mant = mant*10 + uint64(c-'0')
+				nd++
+				if sawSep {
+					exp--
+				}
+			} else {
+				if c != '0' {
+					trunc = true
+				}
+				if !sawSep {
+					exp++
+				}
+			}
+		case c == sep && !sawSep:
+			sawSep = true
+			sepAt = i
+		default:
+			break digits
+		}
+	}
+	if !sawDigit {
+		return 0, numSyntax
+	}
+	if i < n && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		eneg := false
+		if i < n && (b[i] == '+' || b[i] == '-') {
+			eneg = b[i] == '-'
+			i++
+		}
+		if i == n {
+			return 0, numSyntax
+		}
+		e := 0
+		for ; i < n; i++ {
+			c := b[i]
+			if c < '0' || c > '9' {
+				return 0, numSyntax
+			}
+			if e < 1_000_000 {
+				e = e*10 + int(c-'0')
+			}
+		}
+		if eneg {
+			e = -e
+		}
+		exp += e
+	}
+	if i != n {
+		return 0, numSyntax
+	}
+	if mant == 0 && !trunc {
+		if neg {
+			return negZero, numOK
+		}
+		return 0, numOK
+	}
+	if !trunc && mant <= 1<<53 && exp >= -22 && exp <= 22 {
+		f := float64(mant)
+		if exp < 0 {
+			f /= pow10[-exp]
+		} else {
+			f *= pow10[exp]
+		}
+		if neg {
+			f = -f
+		}
+		return f, numOK
+	}
+	// Slow path: strconv on the same bytes (syntax already validated, so
+	// strconv's extras such as hex, "inf" or underscores cannot occur).
+	var s string
+	if sepAt >= 0 && sep != '.' {
+		var tmp [64]byte
+		var t []byte
+		if n <= len(tmp) {
+			t = tmp[:n]
+		} else {
+			t = make([]byte, n)
+		}
+		copy(t, b)
+		t[sepAt] = '.'
+		s = unsafe.String(&t[0], n)
+		f, err := strconv.ParseFloat(s, 64)
+		return slowResult(f, err)
+	}
+	s = unsafe.String(&b[0], n)
+	f, err := strconv.ParseFloat(s, 64)
+	return slowResult(f, err)
+}
+
+var negZero = func() float64 { z := 0.0; return -z }()
+
+func slowResult(f float64, err error) (float64, numStatus) {
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange && (f > 1 || f < -1) {
+			return f, numOverflow
+		}
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return f, numOK // underflow to zero or a subnormal: a finite value
+		}
+		return 0, numSyntax
+	}
+	return f, numOK
+}
+
+// lower reports whether b equals the lower-case ASCII word w, ignoring case.
+func equalFold(b []byte, w string) bool {
+	if len(b) != len(w) {
+		return false
+	}
+	for i := range len(b) {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != w[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// isMissingToken reports whether a (trimmed, non-empty) cell spells a missing
+// value: NA, NaN, N/A, null (any case) or ".".
+func isMissingToken(b []byte) bool {
+	switch len(b) {
+	case 1:
+		return b[0] == '.'
+	case 2:
+		return equalFold(b, "na")
+	case 3:
+		return equalFold(b, "nan") || equalFold(b, "n/a")
+	case 4:
+		return equalFold(b, "null")
+	}
+	return false
+}
+
+// isInfToken reports whether b spells an infinity: [+-]inf or [+-]infinity.
+func isInfToken(b []byte) bool {
+	if len(b) > 0 && (b[0] == '+' || b[0] == '-') {
+		b = b[1:]
+	}
+	return equalFold(b, "inf") || equalFold(b, "infinity")
+}
+
+// looksDecimalComma reports whether b looks like a number written with a
+// decimal comma, such as "1,5" or "-0,25".
+func looksDecimalComma(b []byte) bool {
+	if len(b) > 0 && (b[0] == '+' || b[0] == '-') {
+		b = b[1:]
+	}
+	comma := false
+	digits := 0
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == ',' && !comma:
+			comma = true
+		default:
+			return false
+		}
+	}
+	return comma && digits > 0
+}
+
+// hasLetter reports whether b contains an ASCII letter or a non-ASCII byte.
+func hasLetter(b []byte) bool {
+	for _, c := range b {
+		if ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || c >= 0x80 {
+			return true
+		}
+	}
+	return false
+}

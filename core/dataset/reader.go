@@ -1,0 +1,655 @@
+package dataset
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"strings"
+)
+
+const (
+	defaultBufSize = 1 << 20  // read size; records are parsed in place
+	minBufSize     = 4 << 10  // smallest buffer, for small known inputs
+	maxRecordBytes = 64 << 20 // longest single record (line) accepted
+)
+
+// Reader streams a CSV file row by row as float64 values, with the same
+// rules as Load. Memory use is bounded by the read buffer and the longest
+// record, so arbitrarily long files can be processed.
+type Reader struct {
+	src     io.Reader
+	opts    Options
+	buf     []byte
+	scratch []byte // unescaped quoted fields; cap ≥ len(buf), never reallocated mid-record
+	pos     int
+	end     int
+	eof     bool
+	line    int // file line at pos, 1-based
+	bytes   int64
+
+	delim   byte
+	trimTab bool
+	special [256]bool // bytes that end an unquoted field, or are an error there
+
+	header  []string             // all header names, file order
+	names   []string             // loaded names, output order
+	fileCol []int                // output column -> file column
+	cats    []map[string]float64 // per output column, nil when not mapped
+	catKeys [][]string           // per output column, sorted keys for messages
+	colOf   map[string]int       // header name -> file column
+	hline   int                  // line of the header
+
+	fields [][]byte
+	flines []int // line where each field starts
+
+	row           []float64
+	rowLine       int
+	rows, dropped int
+	err           error // sticky
+}
+
+// NewReader reads the header of src (detecting the delimiter unless one is
+// given) and returns a Reader positioned at the first data row. Errors are
+// *ParseError values wrapping one of the package's sentinel errors.
+func NewReader(src io.Reader, opts Options) (*Reader, error) {
+	if err := opts.validate(); err != nil {
+		return nil, &ParseError{Err: err}
+	}
+	bufSize := defaultBufSize
+	if size, ok := knownSize(src); ok {
+		if opts.MaxBytes > 0 && size > opts.MaxBytes {
+			return nil, &ParseError{Err: tooLarge(opts.MaxBytes, size)}
+		}
+		if size+1 < int64(bufSize) {
+			bufSize = max(int(size)+1, minBufSize)
+		}
+	}
+	if opts.MaxBytes > 0 {
+		src = io.LimitReader(src, opts.MaxBytes+1)
+	}
+	r := &Reader{
+		src:     src,
+		opts:    opts,
+		buf:     make([]byte, bufSize),
+		scratch: make([]byte, 0, bufSize),
+		line:    1,
+	}
+	if err := r.fill(); err != nil {
+		return nil, err
+	}
+	// Byte order marks.
+	b := r.buf[:r.end]
+	switch {
+	case bytes.HasPrefix(b, []byte{0xEF, 0xBB, 0xBF}):
+		r.pos = 3
+	case bytes.HasPrefix(b, []byte{0xFF, 0xFE}), bytes.HasPrefix(b, []byte{0xFE, 0xFF}):
+		return nil, &ParseError{Line: 1, Err: errorf(ErrEncoding, "the file is UTF-16 encoded; save it as UTF-8 (\"CSV UTF-8\") and load it again")}
+	}
+
+	if opts.Delimiter != 0 {
+		r.delim = byte(opts.Delimiter)
+	} else {
+		r.delim = detectDelimiter(r.buf[r.pos:r.end], r.eof)
+	}
+	r.trimTab = r.delim != '\t'
+	r.special[r.delim] = true
+	r.special['\n'] = true
+	r.special['\r'] = true
+	r.special['"'] = true
+
+	if err := r.nextRecord(); err != nil {
+		if err == io.EOF {
+			return nil, &ParseError{Err: ErrEmpty}
+		}
+		return nil, err
+	}
+	r.hline = r.flines[0]
+	if err := r.setHeader(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *Reader) setHeader() error {
+	r.header = make([]string, len(r.fields))
+	r.colOf = make(map[string]int, len(r.fields))
+	for j, f := range r.fields {
+		name := string(f)
+		if name == "" {
+			return &ParseError{Line: r.flines[j], Column: j + 1,
+				Err: errorf(ErrEmptyColumnName, "the header has an empty column name; every column needs a unique name")}
+		}
+		if k, dup := r.colOf[name]; dup {
+			return &ParseError{Line: r.flines[j], Column: j + 1, ColumnName: name,
+				Err: errorf(ErrDuplicateColumn, fmt.Sprintf("duplicate column name (also column %d); column names must be unique", k+1))}
+		}
+		r.colOf[name] = j
+		r.header[j] = name
+	}
+	if r.opts.Columns == nil {
+		r.names = r.header
+		r.fileCol = make([]int, len(r.header))
+		for j := range r.fileCol {
+			r.fileCol[j] = j
+		}
+	} else {
+		r.names = make([]string, len(r.opts.Columns))
+		r.fileCol = make([]int, len(r.opts.Columns))
+		for k, name := range r.opts.Columns {
+			j, ok := r.colOf[name]
+			if !ok {
+				return &ParseError{Line: r.flines[0], ColumnName: name,
+					Err: errorf(ErrUnknownColumn, "not found in the header; the columns are "+listNames(r.header))}
+			}
+			r.names[k] = name
+			r.fileCol[k] = j
+		}
+	}
+	r.cats = make([]map[string]float64, len(r.names))
+	r.catKeys = make([][]string, len(r.names))
+	for col, m := range r.opts.Categories {
+		j, ok := r.colOf[col]
+		if !ok {
+			return &ParseError{Line: r.flines[0], ColumnName: col,
+				Err: errorf(ErrUnknownColumn, "has a category mapping but is not in the header; the columns are "+listNames(r.header))}
+		}
+		for k, fc := range r.fileCol {
+			if fc != j {
+				continue
+			}
+			tm := make(map[string]float64, len(m))
+			keys := make([]string, 0, len(m))
+			for key, v := range m {
+				key = strings.TrimSpace(key)
+				tm[key] = v
+				keys = append(keys, key)
+			}
+			slices.Sort(keys)
+			r.cats[k] = tm
+			r.catKeys[k] = keys
+		}
+	}
+	r.row = make([]float64, len(r.names))
+	return nil
+}
+
+// Names returns the names of the loaded columns, in output order. The slice
+// must not be modified.
+func (r *Reader) Names() []string { return r.names }
+
+// Header returns every column name of the file, in file order. The slice must
+// not be modified.
+func (r *Reader) Header() []string { return r.header }
+
+// Delimiter returns the delimiter in use.
+func (r *Reader) Delimiter() rune { return rune(r.delim) }
+
+// Line returns the file line on which the row last returned by Next starts.
+func (r *Reader) Line() int { return r.rowLine }
+
+// Report describes what has been read so far; after Next has returned io.EOF
+// it describes the whole load. Its counts are local diagnostics (see
+// LoadReport).
+func (r *Reader) Report() LoadReport {
+	return LoadReport{Rows: r.rows, DroppedRows: r.dropped, Delimiter: rune(r.delim), Bytes: r.bytes}
+}
+
+// Next returns the next row of values (one per loaded column, in output
+// order), or io.EOF after the last row. The slice is reused by the next call.
+// Rows with missing values are dropped under MissingDropRows. After an error,
+// Next keeps returning that error.
+func (r *Reader) Next() ([]float64, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	for {
+		if err := r.nextRecord(); err != nil {
+			r.err = err
+			return nil, err
+		}
+		if len(r.fields) != len(r.header) {
+			r.err = r.raggedError()
+			return nil, r.err
+		}
+		missing := false
+		row := r.row
+		dc := r.opts.DecimalComma
+		for k, fc := range r.fileCol {
+			tok := r.fields[fc]
+			if len(tok) > 0 && r.cats[k] == nil {
+				if v, st := parseNumber(tok, dc); st == numOK {
+					row[k] = v
+					continue
+				}
+			}
+			v, miss, err := r.slowCell(k, fc, tok)
+			if err != nil {
+				r.err = err
+				return nil, err
+			}
+			if miss {
+				missing = true
+				continue
+			}
+			row[k] = v
+		}
+		if missing {
+			r.dropped++
+			continue
+		}
+		r.rows++
+		r.rowLine = r.flines[0]
+		return row, nil
+	}
+}
+
+// slowCell handles every cell that is not a plain number: missing tokens,
+// category mappings, infinities and errors.
+func (r *Reader) slowCell(k, fc int, tok []byte) (v float64, missing bool, err error) {
+	pe := func(e error) error {
+		return &ParseError{Line: r.flines[fc], Column: fc + 1, ColumnName: r.header[fc], Err: e}
+	}
+	if len(tok) == 0 || isMissingToken(tok) {
+		if r.opts.Missing == MissingDropRows {
+			return 0, true, nil
+		}
+		what := "empty cell"
+		if len(tok) > 0 {
+			what = quoteCell(tok)
+		}
+		return 0, false, pe(errorf(ErrMissing, "missing value ("+what+"); remove or fill it, or choose to drop rows with missing values"))
+	}
+	if m := r.cats[k]; m != nil {
+		if v, ok := m[string(tok)]; ok {
+			return v, false, nil
+		}
+		return 0, false, pe(errorf(ErrCategory, fmt.Sprintf("%s is not one of the mapped values %s", quoteCell(tok), listNames(r.catKeys[k]))))
+	}
+	v, st := parseNumber(tok, r.opts.DecimalComma)
+	switch st {
+	case numOK:
+		return v, false, nil
+	case numOverflow:
+		return 0, false, pe(errorf(ErrNonFinite, fmt.Sprintf("%s is too large for a 64-bit float (not a finite number)", quoteCell(tok))))
+	}
+	if isInfToken(tok) {
+		return 0, false, pe(errorf(ErrNonFinite, fmt.Sprintf("%s is not a finite number", quoteCell(tok))))
+	}
+	msg := quoteCell(tok) + " is not a number"
+	switch {
+	case !r.opts.DecimalComma && looksDecimalComma(tok):
+		msg += " (it looks like a decimal comma: choose the decimal-comma option if the file uses one)"
+	case r.opts.DecimalComma && bytes.IndexByte(tok, '.') >= 0:
+		msg += " (with the decimal-comma option, '.' is not accepted in numbers: thousands separators are ambiguous)"
+	case hasLetter(tok):
+		msg += fmt.Sprintf("; if column %q holds categories, give an explicit mapping of its values to numbers (e.g. yes=1, no=0)", r.header[fc])
+	}
+	return 0, false, pe(errorf(ErrNotNumeric, msg))
+}
+
+func (r *Reader) raggedError() error {
+	got, want := len(r.fields), len(r.header)
+	msg := fmt.Sprintf("the row has %d %s but the header has %d", got, plural(got, "field", "fields"), want)
+	if got > want {
+		return &ParseError{Line: r.flines[want], Column: want + 1, Err: errorf(ErrRagged, msg)}
+	}
+	return &ParseError{Line: r.flines[got-1], Column: got + 1, ColumnName: r.header[got], Err: errorf(ErrRagged, msg)}
+}
+
+// nextRecord tokenizes the next non-blank record into r.fields and r.flines,
+// reading more input as needed. It returns io.EOF at the end of the input.
+func (r *Reader) nextRecord() error {
+	for {
+		done, err := r.tryRecord()
+		if err != nil {
+			return err
+		}
+		if done {
+			return nil
+		}
+		if err := r.fill(); err != nil {
+			return err
+		}
+	}
+}
+
+// fill moves the unconsumed bytes to the front of the buffer (growing it if
+// a single record fills it) and reads until the buffer is full or the input
+// ends.
+func (r *Reader) fill() error {
+	if r.eof {
+		return nil
+	}
+	if r.pos > 0 {
+		r.end = copy(r.buf, r.buf[r.pos:r.end])
+		r.pos = 0
+	}
+	if r.end == len(r.buf) {
+		if len(r.buf) >= maxRecordBytes {
+			return &ParseError{Line: r.line, Err: errorf(ErrTooLarge, fmt.Sprintf("a single record is longer than %d MiB", maxRecordBytes>>20))}
+		}
+		nb := make([]byte, 2*len(r.buf))
+		copy(nb, r.buf[:r.end])
+		r.buf = nb
+		r.scratch = make([]byte, 0, len(nb))
+	}
+	n, err := io.ReadFull(r.src, r.buf[r.end:])
+	r.end += n
+	r.bytes += int64(n)
+	if r.opts.MaxBytes > 0 && r.bytes > r.opts.MaxBytes {
+		return &ParseError{Err: tooLarge(r.opts.MaxBytes, -1)}
+	}
+	switch err {
+	case nil:
+	case io.EOF, io.ErrUnexpectedEOF:
+		r.eof = true
+	default:
+		return &ParseError{Line: r.line, Err: fmt.Errorf("reading the input: %w", err)}
+	}
+	return nil
+}
+
+// tryRecord tokenizes the record at r.pos. It returns done=false, leaving the
+// position unchanged, when the buffer ends before the record does and more
+// input may follow; io.EOF when no record is left.
+func (r *Reader) tryRecord() (done bool, err error) {
+	buf := r.buf[:r.end]
+	end := len(buf)
+	i, line := r.pos, r.line
+	trimTab := r.trimTab
+	// Skip blank lines (empty, or only spaces).
+	for {
+		j := i
+		for j < end && (buf[j] == ' ' || (buf[j] == '\t' && trimTab)) {
+			j++
+		}
+		if j == end {
+			if r.eof {
+				r.pos, r.line = end, line
+				return false, io.EOF
+			}
+			r.pos, r.line = i, line
+			return false, nil
+		}
+		if buf[j] == '\n' {
+			i, line = j+1, line+1
+			continue
+		}
+		if buf[j] == '\r' {
+			if j+1 == end && !r.eof {
+				r.pos, r.line = i, line
+				return false, nil
+			}
+			i, line = j+1, line+1
+			if i < end && buf[i] == '\n' {
+				i++
+			}
+			continue
+		}
+		break
+	}
+	r.pos, r.line = i, line
+
+	delim := r.delim
+	sp := &r.special
+	fields := r.fields[:0]
+	flines := r.flines[:0]
+	sc := r.scratch[:0]
+	for {
+		fline := line
+		j := i
+		for j < end && (buf[j] == ' ' || (buf[j] == '\t' && trimTab)) {
+			j++
+		}
+		var val []byte
+		if j < end && buf[j] == '"' {
+			j++
+			start := j
+			esc := false
+			for {
+				q := bytes.IndexByte(buf[j:end], '"')
+				if q < 0 {
+					if !r.eof {
+						return false, nil
+					}
+					return false, &ParseError{Line: fline, Column: len(fields) + 1, ColumnName: r.headerName(len(fields)),
+						Err: errorf(ErrQuote, "a quoted field is not closed before the end of the file")}
+				}
+				line += countLines(buf[j : j+q])
+				j += q + 1
+				if j == end && !r.eof {
+					return false, nil
+				}
+				if j < end && buf[j] == '"' {
+					esc = true
+					j++
+					continue
+				}
+				break
+			}
+			closing := j - 1
+			if !esc {
+				val = buf[start:closing]
+			} else {
+				n0 := len(sc)
+				for k := start; k < closing; k++ {
+					c := buf[k]
+					sc = append(sc, c)
+					if c == '"' {
+						k++
+					}
+				}
+				val = sc[n0:len(sc):len(sc)]
+			}
+			val = trimSpace(val, trimTab)
+			for j < end && (buf[j] == ' ' || (buf[j] == '\t' && trimTab)) {
+				j++
+			}
+			if j == end && !r.eof {
+				return false, nil
+			}
+			if j < end && buf[j] != delim && buf[j] != '\n' && buf[j] != '\r' {
+				return false, &ParseError{Line: line, Column: len(fields) + 1, ColumnName: r.headerName(len(fields)),
+					Err: errorf(ErrQuote, fmt.Sprintf("unexpected %s after a closing quote (a quote inside a quoted field must be doubled)", quoteCell(buf[j:j+1])))}
+			}
+		} else {
+			start := j
+			for j < end && !sp[buf[j]] {
+				j++
+			}
+			if j == end && !r.eof {
+				return false, nil
+			}
+			if j < end && buf[j] == '"' {
+				return false, &ParseError{Line: line, Column: len(fields) + 1, ColumnName: r.headerName(len(fields)),
+					Err: errorf(ErrQuote, "a quote inside an unquoted field (quote the whole field and double inner quotes)")}
+			}
+			val = buf[start:j]
+			for len(val) > 0 && (val[len(val)-1] == ' ' || (val[len(val)-1] == '\t' && trimTab)) {
+				val = val[:len(val)-1]
+			}
+		}
+		fields = append(fields, val)
+		flines = append(flines, fline)
+		if j == end { // r.eof
+			i = j
+			break
+		}
+		c := buf[j]
+		if c == delim {
+			i = j + 1
+			continue
+		}
+		// End of line.
+		if c == '\r' {
+			if j+1 == end && !r.eof {
+				return false, nil
+			}
+			j++
+			if j < end && buf[j] == '\n' {
+				j++
+			}
+		} else {
+			j++
+		}
+		i = j
+		line++
+		break
+	}
+	r.pos, r.line = i, line
+	r.fields, r.flines = fields, flines
+	return true, nil
+}
+
+func (r *Reader) headerName(j int) string {
+	if j < len(r.header) {
+		return r.header[j]
+	}
+	return ""
+}
+
+// countLines counts line ends in b: "\n", "\r\n" and a lone "\r".
+func countLines(b []byte) int {
+	n := 0
+	for k := 0; k < len(b); k++ {
+		switch b[k] {
+		case '\n':
+			n++
+		case '\r':
+			if k+1 < len(b) && b[k+1] == '\n' {
+				continue
+			}
+			n++
+		}
+	}
+	return n
+}
+
+func trimSpace(b []byte, tab bool) []byte {
+	for len(b) > 0 && (b[0] == ' ' || (b[0] == '\t' && tab)) {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || (b[len(b)-1] == '\t' && tab)) {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// detectDelimiter picks comma, tab or semicolon from the first two records of
+// b (see Options.Delimiter).
+func detectDelimiter(b []byte, eof bool) byte {
+	cands := [3]byte{',', '\t', ';'} // preference on ties
+	h, next, ok := delimCounts(b, eof)
+	var d [3]int
+	have2 := false
+	if ok {
+		d, _, have2 = delimCounts(b[next:], eof)
+	}
+	best := -1
+	if have2 {
+		for c := range cands {
+			if h[c] > 0 && d[c] == h[c] && (best < 0 || h[c] > h[best]) {
+				best = c
+			}
+		}
+	}
+	if best < 0 {
+		for c := range cands {
+			if h[c] > 0 && (best < 0 || h[c] > h[best]) {
+				best = c
+			}
+		}
+	}
+	if best < 0 {
+		return ','
+	}
+	return cands[best]
+}
+
+// delimCounts counts commas, tabs and semicolons outside quotes in the first
+// non-blank record of b. ok reports whether the record is complete; next is
+// the offset just past it.
+func delimCounts(b []byte, eof bool) (counts [3]int, next int, ok bool) {
+	i := 0
+	for i < len(b) && (b[i] == '\n' || b[i] == '\r' || b[i] == ' ') {
+		i++
+	}
+	if i == len(b) {
+		return counts, i, false
+	}
+	inQuote := false
+	for ; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			inQuote = !inQuote
+		case inQuote:
+		case c == ',':
+			counts[0]++
+		case c == '\t':
+			counts[1]++
+		case c == ';':
+			counts[2]++
+		case c == '\n' || c == '\r':
+			return counts, i + 1, true
+		}
+	}
+	return counts, i, eof
+}
+
+func knownSize(src io.Reader) (int64, bool) {
+	switch s := src.(type) {
+	case interface{ Len() int }:
+		return int64(s.Len()), true
+	case interface{ Stat() (fs.FileInfo, error) }:
+		if fi, err := s.Stat(); err == nil && fi.Mode().IsRegular() {
+			return fi.Size(), true
+		}
+	}
+	return 0, false
+}
+
+func tooLarge(limit, size int64) error {
+	msg := "the input is larger than the limit of " + formatBytes(limit)
+	if size >= 0 {
+		msg = fmt.Sprintf("the input (%s) is larger than the limit of %s", formatBytes(size), formatBytes(limit))
+	}
+	return errorf(ErrTooLarge, msg)
+}
+
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%d bytes (%.1f GiB)", n, float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%d bytes (%.1f MiB)", n, float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%d bytes (%.1f KiB)", n, float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// listNames formats names for an error message, eliding long lists.
+func listNames(names []string) string {
+	const maxShown = 12
+	var b strings.Builder
+	for i, n := range names {
+		if i == maxShown {
+			fmt.Fprintf(&b, ", … (%d more)", len(names)-maxShown)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", n)
+	}
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
