@@ -66,3 +66,13 @@ func LogLikSum(m Model, theta []float64, rows []int, buf []float64) float64 {
 	}
 	return s
 }
+
+// Compile-time checks that every model implements Model.
+var (
+	_ Model = (*Logistic)(nil)
+	_ Model = (*Linear)(nil)
+	_ Model = (*Poisson)(nil)
+	_ Model = (*GaussianMean)(nil)
+	_ Model = (*GMM)(nil)
+	_ Model = (*Banana)(nil)
+)

@@ -1,0 +1,148 @@
+package model
+
+import (
+	"math"
+)
+
+// GaussianMean is the d-dimensional Gaussian mean model with known
+// covariance of the DP-HMC paper (Räisä et al., §4 "Gaussian Model"; d = 10
+// there):
+//
+//	x_i ~ N_d(θ, Σ)   (Σ known; option cov, identity by default)
+//	ℓ_i(θ) = F·(−½(x_i − θ)ᵀΣ⁻¹(x_i − θ) − ½log det(2πΣ))
+//	∇ℓ_i(θ) = F·Σ⁻¹(x_i − θ)
+//	prior θ ~ N_d(0, s²I), s = prior-sd (100 in the paper).
+//
+// The posterior is Gaussian; see Posterior / GaussianMeanPosterior.
+//
+// Internally the rows are stored as w_i = Σ⁻¹x_i and q_i = ½x_iᵀΣ⁻¹x_i, so
+// that ℓ_i(θ)/F = w_iᵀθ − q_i − ½θᵀΣ⁻¹θ − ½log det(2πΣ) costs one length-d
+// dot product per row and the hot loops need no scratch space.
+//
+// Bounds: with D² = Σ_j max_{x_j, θ_j} (x_j − θ_j)² over the public column
+// bounds and the box (so ‖x − θ‖ ≤ D) and λ = λ_max(Σ⁻¹) = 1/λ_min(Σ),
+// ‖∇ℓ_i‖ ≤ F·‖Σ⁻¹‖₂·‖x − θ‖, so GradNorm = Lipschitz = F·λ·D, and since
+// 0 ≤ (x−θ)ᵀΣ⁻¹(x−θ) ≤ λD², AbsLogLik = F·max(|c|, |½λD² + c|) with
+// c = ½log det(2πΣ). All +Inf for a nil box or an unbounded column.
+type GaussianMean struct {
+	base
+	w       []float64 // n × d, row i = Σ⁻¹ x_i
+	q       []float64 // ½ x_iᵀ Σ⁻¹ x_i
+	sumW    []float64 // Σ_i w_i
+	sumX    []float64 // Σ_i x_i
+	prec    []float64 // Σ⁻¹, d × d row-major
+	cov     [][]float64
+	c       float64 // ½ log det(2πΣ)
+	lamMax  float64 // λ_max(Σ⁻¹)
+	priorSD float64
+	xiv     []Interval
+}
+
+// quad is ½θᵀΣ⁻¹θ.
+func (m *GaussianMean) quad(theta []float64) float64 {
+	d := m.d
+	s := 0.0
+	for j := 0; j < d; j++ {
+		s += theta[j] * dot(m.prec[j*d:j*d+d], theta)
+	}
+	return 0.5 * s
+}
+
+// LogLik implements Model.
+func (m *GaussianMean) LogLik(theta []float64, rows []int, out []float64) {
+	d := m.d
+	th := theta[:d]
+	f := m.f
+	k0 := f * (m.quad(th) + m.c)
+	if rows == nil {
+		out = out[:m.n]
+		q := m.q[:m.n]
+		for i := range out {
+			out[i] = f*(dot(m.w[i*d:i*d+d], th)-q[i]) - k0
+		}
+		return
+	}
+	out = out[:len(rows)]
+	for k, i := range rows {
+		out[k] = f*(dot(m.w[i*d:i*d+d], th)-m.q[i]) - k0
+	}
+}
+
+// GradLogLikRow implements Model: F·(w_i − Σ⁻¹θ).
+func (m *GaussianMean) GradLogLikRow(theta []float64, i int, grad []float64) {
+	d := m.d
+	w := m.w[i*d : i*d+d]
+	grad = grad[:d]
+	for j := range grad {
+		grad[j] = m.f * (w[j] - dot(m.prec[j*d:j*d+d], theta))
+	}
+}
+
+// GradLogLik implements Model: F·(Σ_{i∈rows} w_i − |rows|·Σ⁻¹θ).
+func (m *GaussianMean) GradLogLik(theta []float64, rows []int, grad []float64) {
+	d := m.d
+	grad = grad[:d]
+	cnt := float64(len(rows))
+	if rows == nil {
+		copy(grad, m.sumW)
+		cnt = float64(m.n)
+	} else {
+		clear(grad)
+		for _, i := range rows {
+			axpy(1, m.w[i*d:i*d+d], grad)
+		}
+	}
+	for j := range grad {
+		grad[j] = m.f * (grad[j] - cnt*dot(m.prec[j*d:j*d+d], theta))
+	}
+}
+
+// LogPrior is log N(θ; 0, s²I).
+func (m *GaussianMean) LogPrior(theta []float64) float64 {
+	return isoNormalLogPdf(theta[:m.d], m.priorSD*m.priorSD)
+}
+
+// GradLogPrior writes −θ/s².
+func (m *GaussianMean) GradLogPrior(theta []float64, grad []float64) {
+	s2 := m.priorSD * m.priorSD
+	grad = grad[:m.d]
+	for j, v := range theta[:m.d] {
+		grad[j] = -v / s2
+	}
+}
+
+// RowBounds implements Model; see the type's doc comment.
+func (m *GaussianMean) RowBounds(box []Interval) RowBounds {
+	checkBox(box, m.d, m.name)
+	d2 := 0.0
+	for j := 0; j < m.d; j++ {
+		r := ivMaxAbs(ivSub(m.xiv[j], boxIv(box, j)))
+		d2 += r * r
+	}
+	g := m.f * m.lamMax * math.Sqrt(d2)
+	a := m.f * absRange(m.c, 0.5*m.lamMax*d2+m.c)
+	return finalize(g, a)
+}
+
+// PriorSD is the prior standard deviation s.
+func (m *GaussianMean) PriorSD() float64 { return m.priorSD }
+
+// Cov returns a copy of the known covariance Σ.
+func (m *GaussianMean) Cov() [][]float64 { return copyMat(m.cov) }
+
+// isoNormalLogPdf is log N(θ; 0, v·I).
+func isoNormalLogPdf(theta []float64, v float64) float64 {
+	q := 0.0
+	for _, t := range theta {
+		q += t * t
+	}
+	return -0.5*q/v - float64(len(theta))*(0.5*math.Log(v)+halfLog2Pi)
+}
+
+func copyMat(a [][]float64) [][]float64 {
+	out := make([][]float64, len(a))
+	for i, r := range a {
+		out[i] = append([]float64(nil), r...)
+	}
+	return out
+}

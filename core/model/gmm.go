@@ -1,0 +1,116 @@
+package model
+
+import (
+	"math"
+)
+
+// GMM is the two-component Gaussian mixture of Welling & Teh (2011, §5.1),
+// used for DP-MCMC by Heikkilä et al. (2019, §5) and Zhang et al. (DP-fast
+// MH, §6.1):
+//
+//	x_i ~ ½N(θ1, σ_x²) + ½N(θ1 + θ2, σ_x²)      (σ_x² = var-x, default 2)
+//	ℓ_i(θ) = F·log(½N(x_i; θ1, σ_x²) + ½N(x_i; θ1+θ2, σ_x²))
+//	∂ℓ_i/∂θ1 = F·(r1·d1 + r2·d2)/σ_x²,  ∂ℓ_i/∂θ2 = F·r2·d2/σ_x²
+//	prior θ1 ~ N(0, 10), θ2 ~ N(0, 1)   (options prior-var1, prior-var2)
+//
+// where d1 = x − θ1, d2 = x − θ1 − θ2 and r1, r2 (r1 + r2 = 1) are the
+// components' responsibilities.
+//
+// Bounds: with D1 = max|x − θ1| and D2 = max|x − θ1 − θ2| over the public
+// bound of x and the box, ‖∇ℓ‖² = F²((r1d1 + r2d2)² + r2²d2²)/σ_x⁴, so
+// GradNorm = Lipschitz = F·sqrt(max(D1,D2)² + D2²)/σ_x². The mixture
+// density lies between ½·N(x; θ1 or θ1+θ2, σ_x²) and the mode density, so
+// with K = ½log(2πσ_x²), −log 2 − K − min(D1,D2)²/(2σ_x²) ≤ log p ≤ −K and
+// AbsLogLik = F·max(|K|, |log 2 + K + min(D1,D2)²/(2σ_x²)|). All +Inf for a
+// nil box or an unbounded x.
+type GMM struct {
+	base
+	x              []float64
+	varX, pv1, pv2 float64
+	k              float64 // ½ log(2π σ_x²)
+	xiv            Interval
+}
+
+func (m *GMM) rowLogLik(theta []float64, x float64) float64 {
+	d1 := x - theta[0]
+	d2 := d1 - theta[1]
+	a := -d1 * d1 / (2 * m.varX)
+	b := -d2 * d2 / (2 * m.varX)
+	// log(½eᵃ + ½eᵇ) = max(a,b) + log1p(e^{−|a−b|}) − log 2
+	return max(a, b) + math.Log1p(math.Exp(-math.Abs(a-b))) - math.Ln2 - m.k
+}
+
+// LogLik implements Model.
+func (m *GMM) LogLik(theta []float64, rows []int, out []float64) {
+	th := theta[:2]
+	if rows == nil {
+		out = out[:m.n]
+		x := m.x[:m.n]
+		for i := range out {
+			out[i] = m.f * m.rowLogLik(th, x[i])
+		}
+		return
+	}
+	out = out[:len(rows)]
+	for k, i := range rows {
+		out[k] = m.f * m.rowLogLik(th, m.x[i])
+	}
+}
+
+func (m *GMM) rowGrad(theta []float64, x float64) (g1, g2 float64) {
+	d1 := x - theta[0]
+	d2 := d1 - theta[1]
+	// r2 = e^b/(e^a+e^b) = σ(b − a)
+	r2 := sigmoid((d1*d1 - d2*d2) / (2 * m.varX))
+	r1 := 1 - r2
+	s := m.f / m.varX
+	return s * (r1*d1 + r2*d2), s * r2 * d2
+}
+
+// GradLogLikRow implements Model.
+func (m *GMM) GradLogLikRow(theta []float64, i int, grad []float64) {
+	grad[0], grad[1] = m.rowGrad(theta, m.x[i])
+}
+
+// GradLogLik implements Model.
+func (m *GMM) GradLogLik(theta []float64, rows []int, grad []float64) {
+	var s1, s2 float64
+	if rows == nil {
+		for _, x := range m.x[:m.n] {
+			g1, g2 := m.rowGrad(theta, x)
+			s1 += g1
+			s2 += g2
+		}
+	} else {
+		for _, i := range rows {
+			g1, g2 := m.rowGrad(theta, m.x[i])
+			s1 += g1
+			s2 += g2
+		}
+	}
+	grad[0], grad[1] = s1, s2
+}
+
+// LogPrior is log N(θ1; 0, prior-var1) + log N(θ2; 0, prior-var2).
+func (m *GMM) LogPrior(theta []float64) float64 {
+	return isoNormalLogPdf(theta[0:1], m.pv1) + isoNormalLogPdf(theta[1:2], m.pv2)
+}
+
+// GradLogPrior implements Model.
+func (m *GMM) GradLogPrior(theta []float64, grad []float64) {
+	grad[0] = -theta[0] / m.pv1
+	grad[1] = -theta[1] / m.pv2
+}
+
+// RowBounds implements Model; see the type's doc comment.
+func (m *GMM) RowBounds(box []Interval) RowBounds {
+	checkBox(box, 2, m.name)
+	t1, t2 := boxIv(box, 0), boxIv(box, 1)
+	d1 := ivMaxAbs(ivSub(m.xiv, t1))
+	d2 := ivMaxAbs(ivSub(m.xiv, ivAdd(t1, t2)))
+	dm := max(d1, d2)
+	g := m.f * math.Sqrt(dm*dm+d2*d2) / m.varX
+	mn := min(d1, d2)
+	a := m.f * absRange(m.k, math.Ln2+m.k+mn*mn/(2*m.varX))
+	return finalize(g, a)
+}

@@ -1,0 +1,364 @@
+package model
+
+import (
+	"math"
+)
+
+// base holds what every model shares.
+type base struct {
+	name  string
+	n, d  int
+	names []string
+	f     float64 // tempering F: ℓ_i = F·log p(x_i | θ)
+}
+
+func (b *base) Name() string { return b.name }
+func (b *base) Dim() int     { return b.d }
+func (b *base) N() int       { return b.n }
+
+// ParamNames returns a copy of the parameter names.
+func (b *base) ParamNames() []string { return append([]string(nil), b.names...) }
+
+// Temper is the tempering factor F.
+func (b *base) Temper() float64 { return b.f }
+
+// regression is the shared part of the generalized linear models: a
+// contiguous row-major design matrix x (n × d, column 0 is the constant 1
+// when the model has an intercept), the outcome y, and the N(0, s²) prior on
+// every coefficient (the intercept included).
+type regression struct {
+	base
+	x       []float64
+	y       []float64
+	priorSD float64
+	// xiv[k] is the public range of design column k ([1,1] for the
+	// intercept); yiv the public range of the outcome.
+	xiv []Interval
+	yiv Interval
+}
+
+// dot is Σ_k a_k b_k with len(b) ≥ len(a); unrolled by four.
+func dot(a, b []float64) float64 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float64
+	k := 0
+	for ; k+4 <= len(a); k += 4 {
+		s0 += a[k] * b[k]
+		s1 += a[k+1] * b[k+1]
+		s2 += a[k+2] * b[k+2]
+		s3 += a[k+3] * b[k+3]
+	}
+	for ; k < len(a); k++ {
+		s0 += a[k] * b[k]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// axpy is y += c·x with len(y) ≥ len(x).
+func axpy(c float64, x, y []float64) {
+	y = y[:len(x)]
+	for k, v := range x {
+		y[k] += c * v
+	}
+}
+
+func (m *regression) row(i int) []float64 { return m.x[i*m.d : i*m.d+m.d] }
+
+// LogPrior is Σ_k log N(θ_k; 0, s²) (normalized).
+func (m *regression) LogPrior(theta []float64) float64 {
+	s2 := m.priorSD * m.priorSD
+	q := 0.0
+	for _, v := range theta[:m.d] {
+		q += v * v
+	}
+	return -0.5*q/s2 - float64(m.d)*(math.Log(m.priorSD)+halfLog2Pi)
+}
+
+// GradLogPrior writes −θ/s².
+func (m *regression) GradLogPrior(theta []float64, grad []float64) {
+	s2 := m.priorSD * m.priorSD
+	grad = grad[:m.d]
+	for k, v := range theta[:m.d] {
+		grad[k] = -v / s2
+	}
+}
+
+// PriorSD is the prior standard deviation s of every coefficient.
+func (m *regression) PriorSD() float64 { return m.priorSD }
+
+// etaRange encloses η = x̃ᵀθ over the public data bounds and the box.
+func (m *regression) etaRange(box []Interval) Interval {
+	eta := Interval{0, 0}
+	for k := 0; k < m.d; k++ {
+		eta = ivAdd(eta, ivMul(m.xiv[k], boxIv(box, k)))
+	}
+	return eta
+}
+
+// xNorm bounds ‖x̃‖₂ = sqrt(Σ_k x̃_k²) over the public data bounds (the
+// intercept contributes 1).
+func (m *regression) xNorm() float64 {
+	s := 0.0
+	for _, iv := range m.xiv {
+		a := ivMaxAbs(iv)
+		s += a * a
+	}
+	return math.Sqrt(s)
+}
+
+const halfLog2Pi = 0.91893853320467274178032973640561763986139747363778 // ½·log(2π)
+
+// softplus(z) = log(1 + e^z), computed stably.
+func softplus(z float64) float64 {
+	if z > 0 {
+		return z + math.Log1p(math.Exp(-z))
+	}
+	return math.Log1p(math.Exp(z))
+}
+
+// sigmoid(z) = 1/(1+e^{−z}), computed stably.
+func sigmoid(z float64) float64 {
+	if z >= 0 {
+		return 1 / (1 + math.Exp(-z))
+	}
+	e := math.Exp(z)
+	return e / (1 + e)
+}
+
+// Logistic is Bernoulli regression with the logit link:
+//
+//	P(y_i = 1 | θ) = σ(η_i),  η_i = x̃_iᵀθ,  x̃_i = (1, x_i) (intercept by default)
+//	ℓ_i(θ) = F·(y_i η_i − log(1 + e^{η_i})) = −F·softplus((1 − 2y_i)·η_i)
+//	∇ℓ_i(θ) = F·(y_i − σ(η_i))·x̃_i
+//	prior θ_k ~ N(0, s²) independently (s = 10 by default).
+//
+// Bounds (RowBounds): over the public column bounds, ‖x̃‖ ≤ X̄ =
+// sqrt(1 + Σ_j max(lo_j², hi_j²)); interval arithmetic over the box and the
+// column bounds gives η ∈ [η⁻, η⁺]. Then |y − σ(η)| ≤ max(σ(η⁺), σ(−η⁻))
+// (≤ 1; exactly 1 for a nil box), so GradNorm = Lipschitz =
+// F·X̄·max(σ(η⁺), σ(−η⁻)), and AbsLogLik = F·max(softplus(η⁺), softplus(−η⁻))
+// (+Inf for a nil box).
+type Logistic struct {
+	regression
+	sgn []float64 // 1 − 2y_i
+}
+
+// LogLik implements Model.
+func (m *Logistic) LogLik(theta []float64, rows []int, out []float64) {
+	th := theta[:m.d]
+	f := -m.f
+	if rows == nil {
+		out = out[:m.n]
+		sgn := m.sgn[:m.n]
+		for i := range out {
+			eta := dot(m.x[i*m.d:i*m.d+m.d], th)
+			out[i] = f * softplus(sgn[i]*eta)
+		}
+		return
+	}
+	out = out[:len(rows)]
+	for k, i := range rows {
+		eta := dot(m.row(i), th)
+		out[k] = f * softplus(m.sgn[i]*eta)
+	}
+}
+
+// GradLogLikRow implements Model.
+func (m *Logistic) GradLogLikRow(theta []float64, i int, grad []float64) {
+	row := m.row(i)
+	c := m.f * (m.y[i] - sigmoid(dot(row, theta)))
+	grad = grad[:m.d]
+	for k, v := range row {
+		grad[k] = c * v
+	}
+}
+
+// GradLogLik implements Model.
+func (m *Logistic) GradLogLik(theta []float64, rows []int, grad []float64) {
+	grad = grad[:m.d]
+	clear(grad)
+	th := theta[:m.d]
+	if rows == nil {
+		for i := 0; i < m.n; i++ {
+			row := m.x[i*m.d : i*m.d+m.d]
+			axpy(m.f*(m.y[i]-sigmoid(dot(row, th))), row, grad)
+		}
+		return
+	}
+	for _, i := range rows {
+		row := m.row(i)
+		axpy(m.f*(m.y[i]-sigmoid(dot(row, th))), row, grad)
+	}
+}
+
+// RowBounds implements Model; see the type's doc comment.
+func (m *Logistic) RowBounds(box []Interval) RowBounds {
+	checkBox(box, m.d, m.name)
+	eta := m.etaRange(box)
+	s := max(sigmoid(eta.Hi), sigmoid(-eta.Lo))
+	g := m.f * mulz(s, m.xNorm())
+	a := m.f * max(softplus(eta.Hi), softplus(-eta.Lo))
+	return finalize(g, a)
+}
+
+// Linear is Gaussian linear regression with a known noise scale σ
+// (option noise-sd, default 1):
+//
+//	y_i ~ N(η_i, σ²),  η_i = x̃_iᵀθ
+//	ℓ_i(θ) = F·(−(y_i − η_i)²/(2σ²) − log σ − ½log 2π)
+//	∇ℓ_i(θ) = F·(y_i − η_i)/σ² · x̃_i
+//	prior θ_k ~ N(0, s²) independently (s = 10 by default).
+//
+// Bounds: with η ∈ [η⁻, η⁺] by interval arithmetic over the box and the
+// column bounds, the residual r = y − η lies in [y⁻ − η⁺, y⁺ − η⁻], so
+// |r| ≤ R. GradNorm = Lipschitz = F·R·X̄/σ² (X̄ as for Logistic) and
+// AbsLogLik = F·max(|c|, |R²/(2σ²) + c|) with c = log σ + ½log 2π.
+// Both are +Inf for a nil box or an unbounded column.
+type Linear struct {
+	regression
+	sigma float64
+	c     float64 // log σ + ½ log 2π
+}
+
+// NoiseSD is the known noise standard deviation σ.
+func (m *Linear) NoiseSD() float64 { return m.sigma }
+
+// LogLik implements Model.
+func (m *Linear) LogLik(theta []float64, rows []int, out []float64) {
+	th := theta[:m.d]
+	h := -0.5 * m.f / (m.sigma * m.sigma)
+	fc := m.f * m.c
+	if rows == nil {
+		out = out[:m.n]
+		y := m.y[:m.n]
+		for i := range out {
+			r := y[i] - dot(m.x[i*m.d:i*m.d+m.d], th)
+			out[i] = h*r*r - fc
+		}
+		return
+	}
+	out = out[:len(rows)]
+	for k, i := range rows {
+		r := m.y[i] - dot(m.row(i), th)
+		out[k] = h*r*r - fc
+	}
+}
+
+// GradLogLikRow implements Model.
+func (m *Linear) GradLogLikRow(theta []float64, i int, grad []float64) {
+	row := m.row(i)
+	c := m.f * (m.y[i] - dot(row, theta)) / (m.sigma * m.sigma)
+	grad = grad[:m.d]
+	for k, v := range row {
+		grad[k] = c * v
+	}
+}
+
+// GradLogLik implements Model.
+func (m *Linear) GradLogLik(theta []float64, rows []int, grad []float64) {
+	grad = grad[:m.d]
+	clear(grad)
+	th := theta[:m.d]
+	fs := m.f / (m.sigma * m.sigma)
+	if rows == nil {
+		for i := 0; i < m.n; i++ {
+			row := m.x[i*m.d : i*m.d+m.d]
+			axpy(fs*(m.y[i]-dot(row, th)), row, grad)
+		}
+		return
+	}
+	for _, i := range rows {
+		row := m.row(i)
+		axpy(fs*(m.y[i]-dot(row, th)), row, grad)
+	}
+}
+
+// RowBounds implements Model; see the type's doc comment.
+func (m *Linear) RowBounds(box []Interval) RowBounds {
+	checkBox(box, m.d, m.name)
+	r := ivMaxAbs(ivSub(m.yiv, m.etaRange(box)))
+	s2 := m.sigma * m.sigma
+	g := m.f * mulz(r, m.xNorm()) / s2
+	a := m.f * absRange(m.c, r*r/(2*s2)+m.c)
+	return finalize(g, a)
+}
+
+// Poisson is Poisson regression with the log link:
+//
+//	y_i ~ Poisson(λ_i),  λ_i = exp(η_i),  η_i = x̃_iᵀθ
+//	ℓ_i(θ) = F·(y_i η_i − e^{η_i} − log y_i!)
+//	∇ℓ_i(θ) = F·(y_i − e^{η_i})·x̃_i
+//	prior θ_k ~ N(0, s²) independently (s = 10 by default).
+//
+// Bounds: η ∈ [η⁻, η⁺] by interval arithmetic and y ∈ [y⁻, y⁺] ∩ [0, ∞)
+// (public bound of the outcome), so |y − e^η| ≤ R = max(|y⁻ − e^{η⁺}|,
+// |y⁺ − e^{η⁻}|) and GradNorm = Lipschitz = F·R·X̄. By the triangle
+// inequality, AbsLogLik = F·(y⁺·max(|η⁻|, |η⁺|) + e^{η⁺} + log Γ(y⁺ + 1)),
+// using 0 ≤ log y! ≤ log Γ(y⁺+1) for integer 0 ≤ y ≤ y⁺. +Inf for a nil box
+// or an unbounded outcome/predictor.
+type Poisson struct {
+	regression
+	lfact []float64 // log y_i!
+}
+
+// LogLik implements Model.
+func (m *Poisson) LogLik(theta []float64, rows []int, out []float64) {
+	th := theta[:m.d]
+	f := m.f
+	if rows == nil {
+		out = out[:m.n]
+		y := m.y[:m.n]
+		lf := m.lfact[:m.n]
+		for i := range out {
+			eta := dot(m.x[i*m.d:i*m.d+m.d], th)
+			out[i] = f * (y[i]*eta - math.Exp(eta) - lf[i])
+		}
+		return
+	}
+	out = out[:len(rows)]
+	for k, i := range rows {
+		eta := dot(m.row(i), th)
+		out[k] = f * (m.y[i]*eta - math.Exp(eta) - m.lfact[i])
+	}
+}
+
+// GradLogLikRow implements Model.
+func (m *Poisson) GradLogLikRow(theta []float64, i int, grad []float64) {
+	row := m.row(i)
+	c := m.f * (m.y[i] - math.Exp(dot(row, theta)))
+	grad = grad[:m.d]
+	for k, v := range row {
+		grad[k] = c * v
+	}
+}
+
+// GradLogLik implements Model.
+func (m *Poisson) GradLogLik(theta []float64, rows []int, grad []float64) {
+	grad = grad[:m.d]
+	clear(grad)
+	th := theta[:m.d]
+	if rows == nil {
+		for i := 0; i < m.n; i++ {
+			row := m.x[i*m.d : i*m.d+m.d]
+			axpy(m.f*(m.y[i]-math.Exp(dot(row, th))), row, grad)
+		}
+		return
+	}
+	for _, i := range rows {
+		row := m.row(i)
+		axpy(m.f*(m.y[i]-math.Exp(dot(row, th))), row, grad)
+	}
+}
+
+// RowBounds implements Model; see the type's doc comment.
+func (m *Poisson) RowBounds(box []Interval) RowBounds {
+	checkBox(box, m.d, m.name)
+	eta := m.etaRange(box)
+	y := Interval{max(m.yiv.Lo, 0), max(m.yiv.Hi, 0)}
+	lam := Interval{math.Exp(eta.Lo), math.Exp(eta.Hi)}
+	r := ivMaxAbs(ivSub(y, lam))
+	g := m.f * mulz(r, m.xNorm())
+	lg, _ := math.Lgamma(y.Hi + 1)
+	a := m.f * (mulz(y.Hi, ivMaxAbs(eta)) + lam.Hi + lg)
+	return finalize(g, a)
+}
