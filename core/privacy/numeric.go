@@ -9,7 +9,7 @@ import (
 var errBad = errors.New("privacy: invalid input")
 
 const (
-	ln2     = math.Ln2
+	ln2        = math.Ln2
 	logSqrt2Pi = 0.91893853320467274178032973640562 // ln √(2π)
 )
 
