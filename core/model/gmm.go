@@ -28,14 +28,15 @@ type GMM struct {
 	x              []float64
 	varX, pv1, pv2 float64
 	k              float64 // ½ log(2π σ_x²)
+	h              float64 // 1/(2σ_x²)
 	xiv            Interval
 }
 
 func (m *GMM) rowLogLik(theta []float64, x float64) float64 {
 	d1 := x - theta[0]
 	d2 := d1 - theta[1]
-	a := -d1 * d1 / (2 * m.varX)
-	b := -d2 * d2 / (2 * m.varX)
+	a := -d1 * d1 * m.h
+	b := -d2 * d2 * m.h
 	// log(½eᵃ + ½eᵇ) = max(a,b) + log1p(e^{−|a−b|}) − log 2
 	return max(a, b) + math.Log1p(math.Exp(-math.Abs(a-b))) - math.Ln2 - m.k
 }
@@ -61,7 +62,7 @@ func (m *GMM) rowGrad(theta []float64, x float64) (g1, g2 float64) {
 	d1 := x - theta[0]
 	d2 := d1 - theta[1]
 	// r2 = e^b/(e^a+e^b) = σ(b − a)
-	r2 := sigmoid((d1*d1 - d2*d2) / (2 * m.varX))
+	r2 := sigmoid((d1*d1 - d2*d2) * m.h)
 	r1 := 1 - r2
 	s := m.f / m.varX
 	return s * (r1*d1 + r2*d2), s * r2 * d2

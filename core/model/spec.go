@@ -539,6 +539,7 @@ func buildGMM(spec Spec, o opts, t *dataset.Table) (Model, error) {
 		x:    t.Column(idx[0]),
 		varX: v, pv1: o["prior-var1"], pv2: o["prior-var2"],
 		k:   0.5 * math.Log(2*math.Pi*v),
+		h:   1 / (2 * v),
 		xiv: xiv[0],
 	}, nil
 }
