@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dpmcmc/dpmcmc/core/export"
+)
+
+const blocker1, blocker2 = "../../testdata/diagnostics/blocker.1.csv", "../../testdata/diagnostics/blocker.2.csv"
+
+func TestSummaryTable(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := runMain([]string{"summary", blocker1, blocker2}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	s := out.String()
+	lines := strings.Split(s, "\n")
+	if !strings.HasPrefix(s, "2 chain(s) × 1000 draws\n") {
+		t.Errorf("first line %q", lines[0])
+	}
+	head := lines[2]
+	for _, col := range []string{"parameter", "mean", "sd", "2.5%", "97.5%", "rhat", "ess_bulk", "ess_tail", "mcse_mean"} {
+		if !strings.Contains(head, col) {
+			t.Errorf("header %q lacks %q", head, col)
+		}
+	}
+	// 48 parameter rows, right-aligned to the header's width.
+	rows := lines[3 : 3+48]
+	for _, r := range rows {
+		if len(r) != len(head) {
+			t.Errorf("row %q not aligned with header %q", r, head)
+		}
+	}
+	if !strings.HasPrefix(strings.TrimSpace(rows[0]), "d ") {
+		t.Errorf("first row %q", rows[0])
+	}
+	// R posterior: rhat(d) = 1.00780272388603, ess_bulk = 465.136513484671.
+	if f := strings.Fields(rows[0]); f[5] != "1.0078" || f[6] != "465" {
+		t.Errorf("row d = %v", f)
+	}
+	// 2 chains: threshold 200; sigmasq_delta has tail-ESS 48.6.
+	if !strings.Contains(s, "not converged") || !strings.Contains(s, "sigmasq_delta") {
+		t.Errorf("verdict missing:\n%s", s)
+	}
+}
+
+func TestSummaryJSON(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := runMain([]string{"summary", blocker1, "--json", blocker2}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var got struct {
+		Chains     int `json:"chains"`
+		Draws      int `json:"draws_per_chain"`
+		Parameters []struct {
+			Variable string  `json:"variable"`
+			Rhat     float64 `json:"rhat"`
+			ESSTail  float64 `json:"ess_tail"`
+		} `json:"parameters"`
+		Verdict struct {
+			Converged bool   `json:"converged"`
+			Message   string `json:"message"`
+		} `json:"verdict"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if got.Chains != 2 || got.Draws != 1000 || len(got.Parameters) != 48 || got.Verdict.Converged {
+		t.Errorf("%+v", got)
+	}
+	if p := got.Parameters[1]; p.Variable != "sigmasq_delta" || abs(p.Rhat-1.01090196780102) > 1e-8 || abs(p.ESSTail-48.5806371372426) > 1e-8 {
+		t.Errorf("sigmasq_delta %+v", p)
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func TestSummaryTidyFile(t *testing.T) {
+	d, err := export.ReadFiles(blocker1, blocker2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "draws.csv")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := export.WriteDrawsCSV(f, d); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	var a, b, errb bytes.Buffer
+	if code := runMain([]string{"summary", path}, &a, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	runMain([]string{"summary", blocker1, blocker2}, &b, &errb)
+	if a.String() != b.String() {
+		t.Errorf("tidy and Stan summaries differ:\n%s\n%s", a.String(), b.String())
+	}
+}
+
+func TestSummaryErrors(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := runMain([]string{"summary"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "Usage") {
+		t.Errorf("no files: exit %d, stderr %q", code, errb.String())
+	}
+	errb.Reset()
+	if code := runMain([]string{"summary", "--bogus", blocker1}, &out, &errb); code != 2 {
+		t.Errorf("bad flag: exit %d", code)
+	}
+	errb.Reset()
+	if code := runMain([]string{"summary", filepath.Join(t.TempDir(), "missing.csv")}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "missing.csv") {
+		t.Errorf("missing file: exit %d, stderr %q", code, errb.String())
+	}
+	bad := filepath.Join(t.TempDir(), "bad.csv")
+	os.WriteFile(bad, []byte("a,b\n1,2\n3,oops\n"), 0o644)
+	errb.Reset()
+	if code := runMain([]string{"summary", bad}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "line 3, column 3") {
+		t.Errorf("bad file: exit %d, stderr %q", code, errb.String())
+	}
+	errb.Reset()
+	if code := runMain([]string{"summary", "-h"}, &out, &errb); code != 0 || !strings.Contains(errb.String(), "--json") && !strings.Contains(errb.String(), "-json") {
+		t.Errorf("help: exit %d, stderr %q", code, errb.String())
+	}
+}
