@@ -35,7 +35,7 @@ func TestRowBoundsValid(t *testing.T) {
 			diff := make([]float64, d)
 			grad := make([]float64, d)
 			l1, l2 := make([]float64, 1), make([]float64, 1)
-			const tol = 1 + 1e-9
+			const tol = 1 // the bounds carry their own rounding slack
 			var maxRatio, maxGrad, maxAbs float64
 			for i := 0; i < m.N(); i++ {
 				for trial := 0; trial < 25; trial++ {
@@ -120,17 +120,17 @@ func TestLogisticBoundFormula(t *testing.T) {
 	}
 	b := m.RowBounds(nil)
 	want := 0.5 * math.Sqrt(1+9+4)
-	if math.Abs(b.GradNorm-want) > 1e-15 || b.Lipschitz != b.GradNorm || !math.IsInf(b.AbsLogLik, 1) {
+	if math.Abs(b.GradNorm-want) > 2e-9*want || b.Lipschitz != b.GradNorm || !math.IsInf(b.AbsLogLik, 1) {
 		t.Fatalf("nil box: %+v, want GradNorm = Lipschitz = %g, AbsLogLik = +Inf", b, want)
 	}
 	// Box: η ∈ [−1 − 3·1 − 0, 1 + 3 + 2·2] = [−4, 8] (interval arithmetic).
 	box := ivs(-1, 1, -1, 1, 0, 2)
 	b = m.RowBounds(box)
 	s := max(sigmoid(8), sigmoid(4))
-	if math.Abs(b.GradNorm-want*s) > 1e-15 {
+	if math.Abs(b.GradNorm-want*s) > 2e-9*want {
 		t.Fatalf("box: GradNorm %g, want %g", b.GradNorm, want*s)
 	}
-	if a := 0.5 * softplus(8); math.Abs(b.AbsLogLik-a) > 1e-15 {
+	if a := 0.5 * softplus(8); math.Abs(b.AbsLogLik-a) > 2e-9*a {
 		t.Fatalf("box: AbsLogLik %g, want %g", b.AbsLogLik, a)
 	}
 }

@@ -29,7 +29,6 @@ type GaussianMean struct {
 	w       []float64 // n × d, row i = Σ⁻¹ x_i
 	q       []float64 // ½ x_iᵀ Σ⁻¹ x_i
 	sumW    []float64 // Σ_i w_i
-	sumX    []float64 // Σ_i x_i
 	prec    []float64 // Σ⁻¹, d × d row-major
 	cov     [][]float64
 	c       float64 // ½ log det(2πΣ)

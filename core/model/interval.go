@@ -78,10 +78,17 @@ func checkBox(box []Interval, d int, name string) {
 	}
 }
 
+// boundSlack inflates every bound by a relative 1e-9 so that floating-point
+// rounding, in the bound's own computation and in the evaluation of ℓ_i and
+// ∇ℓ_i, cannot make a computed value exceed it. Samplers that need a hard
+// guarantee must still clip to the bound (a no-op for valid rows).
+const boundSlack = 1 + 1e-9
+
 // finalize turns a NaN (from ∞−∞ in an unbounded case) into +Inf, so that a
-// bound is never silently lowered, and fills Lipschitz = GradNorm. On a
-// convex box (a product of intervals) the mean value theorem gives
-// |ℓ(θ)−ℓ(θ')| ≤ sup‖∇ℓ‖·‖θ−θ'‖, so the gradient bound is a Lipschitz bound.
+// bound is never silently lowered, applies boundSlack, and fills Lipschitz =
+// GradNorm. On a convex box (a product of intervals) the mean value theorem
+// gives |ℓ(θ)−ℓ(θ')| ≤ sup‖∇ℓ‖·‖θ−θ'‖, so the gradient bound is a Lipschitz
+// bound.
 func finalize(grad, abs float64) RowBounds {
 	if math.IsNaN(grad) {
 		grad = math.Inf(1)
@@ -89,6 +96,8 @@ func finalize(grad, abs float64) RowBounds {
 	if math.IsNaN(abs) {
 		abs = math.Inf(1)
 	}
+	grad *= boundSlack
+	abs *= boundSlack
 	return RowBounds{Lipschitz: grad, GradNorm: grad, AbsLogLik: abs}
 }
 

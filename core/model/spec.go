@@ -190,6 +190,9 @@ func parseOptions(info ModelInfo, spec Spec) (opts, error) {
 // dataset package first. Errors name the model, option or column, and for
 // data errors the 1-based data row and the file line (row + 1, counting the
 // header as line 1); they never contain data values.
+//
+// A built model is immutable: it is safe for concurrent use by several
+// chains, and its methods never allocate (except ParamNames).
 func Build(spec Spec, t *dataset.Table) (Model, error) {
 	if t == nil {
 		return nil, errors.New("model: nil table")
@@ -456,7 +459,6 @@ func buildGaussian(spec Spec, o opts, t *dataset.Table) (Model, error) {
 		w:       make([]float64, n*d),
 		q:       make([]float64, n),
 		sumW:    make([]float64, d),
-		sumX:    make([]float64, d),
 		prec:    prec,
 		cov:     copyMat(cov),
 		c:       0.5 * (float64(d)*math.Log(2*math.Pi) + logdet),
@@ -472,7 +474,6 @@ func buildGaussian(spec Spec, o opts, t *dataset.Table) (Model, error) {
 		}
 		m.q[i] = 0.5 * dot(wi, xi)
 		axpy(1, wi, m.sumW)
-		axpy(1, xi, m.sumX)
 	}
 	return m, nil
 }
