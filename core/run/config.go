@@ -1,0 +1,202 @@
+// Package run turns a plain, JSON-serializable Config and a dataset into
+// chains of draws. The same Config drives the command-line tool, the browser
+// workers and the tests, and is embedded in every export (it holds only
+// public settings: no data values, no keys).
+package run
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/dpmcmc/dpmcmc/core/dataset"
+	"github.com/dpmcmc/dpmcmc/core/model"
+)
+
+// Config is one run. Every field is public: it is typed by the user or is a
+// default, never computed from the data.
+type Config struct {
+	Model     model.Spec `json:"model"`
+	Data      DataSpec   `json:"data"`
+	Algorithm string     `json:"algorithm"`
+	Settings  Settings   `json:"settings"`
+	Chains    int        `json:"chains"`
+	Warmup    int        `json:"warmup"`
+	Draws     int        `json:"draws"`
+	// Seed drives the public randomness only (initial values, proposals,
+	// minibatch indices). Privacy noise never depends on it.
+	Seed uint64 `json:"seed"`
+	Init Init   `json:"init"`
+	// Privacy is the budget of a private run; nil for a non-private run.
+	Privacy *Budget `json:"privacy,omitempty"`
+	// ProgressEvery is the number of iterations between progress reports
+	// (default 100). It does not change the draws.
+	ProgressEvery int `json:"-"`
+}
+
+// DataSpec is how the CSV is read and which public bounds apply.
+type DataSpec struct {
+	// Bounds are the public bounds per column, [lo, hi], typed by the user.
+	Bounds map[string][2]float64 `json:"bounds,omitempty"`
+	// Delimiter is "," ";" "\t" or "" (detect).
+	Delimiter string `json:"delimiter,omitempty"`
+	// DropMissing drops rows with a missing value in a used column instead
+	// of stopping with an error.
+	DropMissing bool `json:"drop_missing,omitempty"`
+	// Categories maps text categories of named columns to numbers, e.g.
+	// {"diagnosis": {"M": 1, "B": 0}}.
+	Categories map[string]map[string]float64 `json:"categories,omitempty"`
+}
+
+// Init says where chains start. Initial values never depend on the data.
+type Init struct {
+	// Kind is "uniform" (default: each coordinate U(−Radius, Radius) from
+	// the public seed, as Stan does), "zero", or "values".
+	Kind   string    `json:"kind,omitempty"`
+	Radius float64   `json:"radius,omitempty"` // default 2
+	Values []float64 `json:"values,omitempty"` // for Kind "values"
+}
+
+// Budget is the total privacy budget of a private run: all chains, warmup
+// included.
+type Budget struct {
+	Epsilon float64 `json:"epsilon"`
+	Delta   float64 `json:"delta"`
+	// Relation is the neighbouring relation: "replace" (default, one row
+	// replaced, n public, as in the papers) or "add-remove".
+	Relation string `json:"relation,omitempty"`
+}
+
+// Settings are the sampler settings, flat so that one struct serves every
+// algorithm, the command-line flags and the page's advanced panel. Zero
+// values mean the algorithm's default.
+type Settings struct {
+	// Step is the proposal standard deviation per coordinate for MH-type
+	// kernels, or the leapfrog / Langevin step for gradient kernels.
+	Step float64 `json:"step,omitempty"`
+	// Leapfrog is the number of leapfrog steps L of HMC kernels.
+	Leapfrog int `json:"leapfrog,omitempty"`
+	// NoAdapt turns off warmup step-size adaptation (non-private kernels).
+	NoAdapt bool `json:"no_adapt,omitempty"`
+	// TargetAccept is the dual-averaging target acceptance rate.
+	TargetAccept float64 `json:"target_accept,omitempty"`
+	// Jitter is the HMC step jitter: "none", "uniform" or "halton".
+	Jitter string `json:"jitter,omitempty"`
+	// Lambda and Chi set TunaMH's λ = Lambda + Chi·C²M².
+	Lambda float64 `json:"lambda,omitempty"`
+	Chi    float64 `json:"chi,omitempty"`
+	// Box bounds every parameter to [-Box, Box] where a kernel needs a
+	// bounded region for its per-row bounds (TunaMH, DP kernels); 0 means
+	// unbounded.
+	Box float64 `json:"box,omitempty"`
+}
+
+// Validate checks the config without touching data.
+func (c *Config) Validate() error {
+	var errs []string
+	add := func(format string, a ...any) { errs = append(errs, fmt.Sprintf(format, a...)) }
+	if c.Chains < 1 {
+		add("chains must be at least 1 (got %d)", c.Chains)
+	}
+	if c.Chains > 64 {
+		add("chains must be at most 64 (got %d)", c.Chains)
+	}
+	if c.Warmup < 0 {
+		add("warmup must be ≥ 0 (got %d)", c.Warmup)
+	}
+	if c.Draws < 1 && c.Privacy == nil {
+		add("draws must be at least 1 (got %d)", c.Draws)
+	}
+	if _, ok := algorithms[c.Algorithm]; !ok {
+		add("unknown algorithm %q (choose one of %s)", c.Algorithm, strings.Join(Algorithms(), ", "))
+	}
+	for name, b := range c.Data.Bounds {
+		if !(b[0] < b[1]) || math.IsInf(b[0], 0) || math.IsInf(b[1], 0) || math.IsNaN(b[0]) || math.IsNaN(b[1]) {
+			add("bound for column %q: need finite lo < hi (got %v:%v)", name, b[0], b[1])
+		}
+	}
+	switch c.Data.Delimiter {
+	case "", ",", ";", "\t":
+	default:
+		add("delimiter must be one of , ; or tab (got %q)", c.Data.Delimiter)
+	}
+	switch c.Init.Kind {
+	case "", "uniform", "zero", "values":
+	default:
+		add("init kind must be uniform, zero or values (got %q)", c.Init.Kind)
+	}
+	if c.Init.Radius < 0 || math.IsNaN(c.Init.Radius) || math.IsInf(c.Init.Radius, 0) {
+		add("init radius must be a finite number ≥ 0 (got %v)", c.Init.Radius)
+	}
+	s := c.Settings
+	if s.Step < 0 || math.IsNaN(s.Step) || math.IsInf(s.Step, 0) {
+		add("step must be a finite number > 0 (got %v)", s.Step)
+	}
+	if s.Leapfrog < 0 {
+		add("leapfrog must be ≥ 1 (got %d)", s.Leapfrog)
+	}
+	if s.Box < 0 || math.IsNaN(s.Box) {
+		add("box must be > 0 (got %v)", s.Box)
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// LoadOptions are the dataset options the config implies: only the columns
+// the model uses are parsed.
+func (c *Config) LoadOptions() dataset.Options {
+	o := dataset.Options{Categories: c.Data.Categories}
+	if c.Data.DropMissing {
+		o.Missing = dataset.MissingDropRows
+	}
+	if c.Data.Delimiter != "" {
+		o.Delimiter = rune(c.Data.Delimiter[0])
+	}
+	return o
+}
+
+// DatasetBounds converts the public bounds to the dataset package's form.
+func (c *Config) DatasetBounds() map[string]dataset.Bound {
+	if len(c.Data.Bounds) == 0 {
+		return nil
+	}
+	m := make(map[string]dataset.Bound, len(c.Data.Bounds))
+	for k, b := range c.Data.Bounds {
+		m[k] = dataset.Bound{Lo: b[0], Hi: b[1]}
+	}
+	return m
+}
+
+// PublicJSON is the config as embedded in exports. Every field of Config is
+// public by construction.
+func (c *Config) PublicJSON() ([]byte, error) { return json.Marshal(c) }
+
+// ParseConfig decodes a JSON config, refusing unknown fields so that typos
+// are errors rather than silently ignored settings.
+func ParseConfig(b []byte) (*Config, error) {
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	var c Config
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("run config: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("run config: trailing data after the JSON object")
+	}
+	return &c, nil
+}
+
+// Algorithms lists the algorithm names, sorted.
+func Algorithms() []string {
+	names := make([]string, 0, len(algorithms))
+	for n := range algorithms {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,93 @@
+package run
+
+import (
+	"fmt"
+
+	"github.com/dpmcmc/dpmcmc/core/mcmc"
+	"github.com/dpmcmc/dpmcmc/core/model"
+)
+
+// algorithm describes one sampler the run package can build.
+type algorithm struct {
+	private bool
+	doc     string
+	build   func(m model.Model, s Settings) (mcmc.Kernel, error)
+}
+
+// algorithms maps the command-line name to its builder. Non-private kernels
+// adapt their step during warmup unless Settings.NoAdapt is set.
+var algorithms = map[string]algorithm{
+	"mh": {false, "random-walk Metropolis–Hastings", func(m model.Model, s Settings) (mcmc.Kernel, error) {
+		return mcmc.NewMH(m, mcmc.MHConfig{Step: or(s.Step, 0.1), Adapt: !s.NoAdapt, TargetAccept: s.TargetAccept})
+	}},
+	"barker": {false, "random walk with Barker's acceptance test", func(m model.Model, s Settings) (mcmc.Kernel, error) {
+		return mcmc.NewBarker(m, mcmc.BarkerConfig{Step: or(s.Step, 0.1)})
+	}},
+	"hmc": {false, "Hamiltonian Monte Carlo (leapfrog, jittered step, warmup adaptation of step and diagonal metric)", func(m model.Model, s Settings) (mcmc.Kernel, error) {
+		return mcmc.NewHMC(m, mcmc.HMCConfig{
+			Step: or(s.Step, 0.1), Steps: orInt(s.Leapfrog, 10),
+			Jitter: mcmc.JitterConfig{Kind: orStr(s.Jitter, "uniform")},
+			Adapt:  !s.NoAdapt, AdaptMetric: !s.NoAdapt, TargetAccept: s.TargetAccept,
+		})
+	}},
+	"mala": {false, "Metropolis-adjusted Langevin algorithm", func(m model.Model, s Settings) (mcmc.Kernel, error) {
+		return mcmc.NewMALA(m, mcmc.MALAConfig{Step: or(s.Step, 0.1), Adapt: !s.NoAdapt, TargetAccept: s.TargetAccept})
+	}},
+	"tunamh": {false, "TunaMH, exact minibatch MH (needs public per-row bounds)", func(m model.Model, s Settings) (mcmc.Kernel, error) {
+		return mcmc.NewTunaMH(m, mcmc.TunaMHConfig{Step: or(s.Step, 0.1), Lambda: s.Lambda, Chi: orIfZero(s.Chi, s.Lambda, 1e-5), Box: box(m, s.Box)})
+	}},
+}
+
+// AlgorithmDoc returns a one-line description of the algorithm.
+func AlgorithmDoc(name string) string { return algorithms[name].doc }
+
+// IsPrivate reports whether the algorithm is a DP sampler.
+func IsPrivate(name string) bool { return algorithms[name].private }
+
+func box(m model.Model, r float64) []model.Interval {
+	if r <= 0 {
+		return nil
+	}
+	b := make([]model.Interval, m.Dim())
+	for i := range b {
+		b[i] = model.Interval{Lo: -r, Hi: r}
+	}
+	return b
+}
+
+func or(v, def float64) float64 {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// orIfZero returns v, or def when both v and other are zero.
+func orIfZero(v, other, def float64) float64 {
+	if v == 0 && other == 0 {
+		return def
+	}
+	return v
+}
+
+func orInt(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func orStr(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+func newKernel(name string, m model.Model, s Settings) (mcmc.Kernel, error) {
+	a, ok := algorithms[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown algorithm %q", name)
+	}
+	return a.build(m, s)
+}

@@ -1,0 +1,102 @@
+package run
+
+import (
+	"context"
+	"encoding/csv"
+	"math"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/dpmcmc/dpmcmc/core/diag"
+	"github.com/dpmcmc/dpmcmc/core/model"
+)
+
+// stanReference reads bc5_stan_summary.csv: param → (mean, sd).
+func stanReference(t *testing.T) map[string][2]float64 {
+	t.Helper()
+	f, err := os.Open("../../testdata/logistic/bc5_stan_summary.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := map[string][2]float64{}
+	for _, r := range recs[1:] {
+		m, _ := strconv.ParseFloat(r[1], 64)
+		s, _ := strconv.ParseFloat(r[2], 64)
+		name := r[0]
+		if name == "alpha" {
+			name = "intercept"
+		}
+		ref[name] = [2]float64{m, s}
+	}
+	return ref
+}
+
+// TestBC5MatchesStan checks the non-private samplers against the Stan NUTS
+// reference posterior of the Wisconsin breast-cancer logistic regression
+// (testdata/logistic, N(0, 10²) priors): every posterior mean within 0.1
+// posterior sd and every sd within 10%. With ≥ 2000 (HMC) or ≥ 1000 (MH)
+// effective draws the Monte Carlo error of a mean is ≤ 0.032 sd and of an sd
+// ≤ 2.3%, so the tolerances are ≥ 3 MCSE wide (≥ 4.5 for HMC); a sampler targeting the wrong distribution
+// (e.g. a missing prior, a wrong gradient) misses them.
+func TestBC5MatchesStan(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long")
+	}
+	ref := stanReference(t)
+	for _, tc := range []struct {
+		alg           string
+		warmup, draws int
+		minESS        float64
+	}{
+		{"hmc", 1000, 5000, 2000},
+		{"mh", 2000, 40000, 1000},
+	} {
+		t.Run(tc.alg, func(t *testing.T) {
+			f, err := os.Open("../../testdata/logistic/bc5_design_std.csv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			cfg := &Config{
+				Model:     model.Spec{Model: "logistic", Outcome: "y"},
+				Algorithm: tc.alg, Chains: 4, Warmup: tc.warmup, Draws: tc.draws, Seed: 42,
+			}
+			tab, _, err := LoadData(f, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := Prepare(cfg, tab)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := p.Run(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := res.Draws(false)
+			sum := diag.Summary(d.Names, d.Values)
+			for _, s := range sum {
+				r, ok := ref[s.Name]
+				if !ok {
+					t.Fatalf("parameter %q not in the reference", s.Name)
+				}
+				if s.ESSBulk < tc.minESS {
+					t.Errorf("%s: bulk ESS %.0f too small for the tolerance", s.Name, s.ESSBulk)
+				}
+				if dm := math.Abs(s.Mean-r[0]) / r[1]; dm > 0.1 {
+					t.Errorf("%s: mean %.4f vs Stan %.4f (%.3f sd)", s.Name, s.Mean, r[0], dm)
+				}
+				if ds := math.Abs(s.SD/r[1] - 1); ds > 0.1 {
+					t.Errorf("%s: sd %.4f vs Stan %.4f (%.1f%%)", s.Name, s.SD, r[1], 100*ds)
+				}
+				t.Logf("%-17s mean %8.4f (Stan %8.4f)  sd %.4f (Stan %.4f)  rhat %.4f  ess %.0f", s.Name, s.Mean, r[0], s.SD, r[1], s.Rhat, s.ESSBulk)
+			}
+		})
+	}
+}

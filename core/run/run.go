@@ -1,0 +1,184 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/dpmcmc/dpmcmc/core/dataset"
+	"github.com/dpmcmc/dpmcmc/core/export"
+	"github.com/dpmcmc/dpmcmc/core/model"
+	"github.com/dpmcmc/dpmcmc/core/rng"
+)
+
+// LoadData reads the CSV the config describes. Only the columns the model
+// uses are parsed when the model names them.
+func LoadData(r io.Reader, cfg *Config) (*dataset.Table, *dataset.LoadReport, error) {
+	opts := cfg.LoadOptions()
+	if len(cfg.Model.Predictors) > 0 {
+		cols := append([]string(nil), cfg.Model.Predictors...)
+		if cfg.Model.Outcome != "" {
+			cols = append([]string{cfg.Model.Outcome}, cols...)
+		}
+		opts.Columns = cols
+	}
+	return dataset.Load(r, opts)
+}
+
+// Prepared is a validated config bound to a dataset and a model, ready to run
+// chains. Chains of one Prepared may run concurrently.
+type Prepared struct {
+	Config *Config
+	Model  model.Model
+	// Clipped counts values moved into their public bounds, per column.
+	// Local diagnostic: not private, never exported.
+	Clipped dataset.ClipCounts
+}
+
+// Prepare validates cfg, clips the table's columns to the public bounds (in
+// place) and builds the model.
+func Prepare(cfg *Config, t *dataset.Table) (*Prepared, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	clipped, err := t.ApplyBounds(cfg.DatasetBounds())
+	if err != nil {
+		return nil, err
+	}
+	m, err := model.Build(cfg.Model, t)
+	if err != nil {
+		return nil, err
+	}
+	if n := len(cfg.Init.Values); cfg.Init.Kind == "values" && n != m.Dim() {
+		return nil, fmt.Errorf("init values: got %d numbers, the model has %d parameters (%v)", n, m.Dim(), m.ParamNames())
+	}
+	if IsPrivate(cfg.Algorithm) && cfg.Privacy == nil {
+		return nil, fmt.Errorf("algorithm %s is private: give a budget (epsilon and delta)", cfg.Algorithm)
+	}
+	if !IsPrivate(cfg.Algorithm) && cfg.Privacy != nil {
+		return nil, fmt.Errorf("algorithm %s is not private: it cannot spend a privacy budget (choose a dp-* algorithm, or run without one)", cfg.Algorithm)
+	}
+	if _, err := newKernel(cfg.Algorithm, m, cfg.Settings); err != nil {
+		return nil, err
+	}
+	return &Prepared{Config: cfg, Model: m, Clipped: clipped}, nil
+}
+
+// initial draws chain c's starting point from its public stream.
+func (p *Prepared) initial(r rng.Streams) []float64 {
+	d := p.Model.Dim()
+	theta := make([]float64, d)
+	switch p.Config.Init.Kind {
+	case "zero":
+	case "values":
+		copy(theta, p.Config.Init.Values)
+	default:
+		rad := or(p.Config.Init.Radius, 2)
+		for i := range theta {
+			theta[i] = rad * (2*r.Public.Float64() - 1)
+		}
+	}
+	return theta
+}
+
+// RunChain runs chain c (0-based) with the noise key. The browser runs one
+// chain per Web Worker through this function; Run runs them all.
+func (p *Prepared) RunChain(ctx context.Context, c int, key rng.Key, progress func(Progress)) (*ChainResult, error) {
+	k, err := newKernel(p.Config.Algorithm, p.Model, p.Config.Settings)
+	if err != nil {
+		return nil, err
+	}
+	r := rng.ForChain(p.Config.Seed, key, c)
+	theta0 := p.initial(r)
+	return runChain(ctx, k, r, theta0, c, p.Config.Warmup, p.Config.Draws, p.Config.ProgressEvery, progress)
+}
+
+// Result is a finished (or cancelled) run.
+type Result struct {
+	Config *Config
+	Names  []string
+	Chains []*ChainResult
+	// Cancelled is true when the context ended the run early; the chains
+	// hold what ran.
+	Cancelled bool
+}
+
+// Run runs every chain in parallel, each with its own streams. When ctx is
+// cancelled it returns the partial result with Cancelled set and no error.
+func (p *Prepared) Run(ctx context.Context, progress func(Progress)) (*Result, error) {
+	key := rng.NewKey()
+	res := &Result{Config: p.Config, Names: p.Model.ParamNames(), Chains: make([]*ChainResult, p.Config.Chains)}
+	errs := make([]error, p.Config.Chains)
+	var mu sync.Mutex
+	report := func(pr Progress) {
+		if progress != nil {
+			mu.Lock()
+			progress(pr)
+			mu.Unlock()
+		}
+	}
+	var wg sync.WaitGroup
+	for c := range p.Config.Chains {
+		wg.Go(func() {
+			res.Chains[c], errs[c] = p.RunChain(ctx, c, key, report)
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		switch {
+		case err == nil:
+		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+			res.Cancelled = true
+		default:
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// Draws converts the result to the export form. Warmup draws are included
+// (and counted in Draws.Warmup) only when withWarmup is set. When a run was
+// cancelled, every chain is cut to the shortest chain's length so the draws
+// form a rectangle.
+func (r *Result) Draws(withWarmup bool) *export.Draws {
+	d := len(r.Names)
+	nw, nd := -1, -1
+	for _, ch := range r.Chains {
+		w, k := len(ch.Warmup)/d, len(ch.Draws)/d
+		if nw < 0 || w < nw {
+			nw = w
+		}
+		if nd < 0 || k < nd {
+			nd = k
+		}
+	}
+	out := &export.Draws{Names: append([]string(nil), r.Names...)}
+	if withWarmup {
+		out.Warmup = nw
+	}
+	for _, ch := range r.Chains {
+		var rows [][]float64
+		if withWarmup {
+			for i := range nw {
+				rows = append(rows, ch.Warmup[i*d:(i+1)*d:(i+1)*d])
+			}
+		}
+		for i := range nd {
+			rows = append(rows, ch.Draws[i*d:(i+1)*d:(i+1)*d])
+		}
+		out.Values = append(out.Values, rows)
+	}
+	return out
+}
+
+// Iterations is the total number of iterations that ran, all chains, warmup
+// included: what privacy accounting charges.
+func (r *Result) Iterations() int {
+	n := 0
+	for _, ch := range r.Chains {
+		n += ch.Iterations
+	}
+	return n
+}
