@@ -232,3 +232,61 @@ func TestAcceptance(t *testing.T) {
 		t.Error(a)
 	}
 }
+
+func TestShortChainsDoNotPanic(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for m := 1; m <= 3; m++ {
+		for n := 1; n <= 9; n++ {
+			chains := make([][][]float64, m)
+			for c := range chains {
+				chains[c] = make([][]float64, n)
+				for i := range chains[c] {
+					chains[c][i] = []float64{r.NormFloat64(), float64(i % 2)}
+				}
+			}
+			rows := Summary([]string{"a", "b"}, chains)
+			_ = Assess(rows, m)
+			x := [][]float64{}
+			for c := range chains {
+				col := []float64{}
+				for i := range chains[c] {
+					col = append(col, chains[c][i][0])
+				}
+				x = append(x, col)
+			}
+			for _, p := range []float64{0, 0.01, 0.5, 1} {
+				_ = MCSEQuantile(x, p)
+			}
+			_ = ESSSD(x)
+			_ = RhatBasic(x, true)
+		}
+	}
+	// Missing parameter column: NaN row, no panic.
+	if s := Summary([]string{"a", "b"}, [][][]float64{{{1}, {2}}}); !math.IsNaN(s[1].Mean) {
+		t.Error("missing column should give NaN")
+	}
+}
+
+func BenchmarkSummary(b *testing.B) {
+	r := rand.New(rand.NewPCG(11, 12))
+	const m, n, p = 4, 5000, 10
+	chains := make([][][]float64, m)
+	for c := range chains {
+		chains[c] = make([][]float64, n)
+		for i := range chains[c] {
+			row := make([]float64, p)
+			for j := range row {
+				row[j] = r.NormFloat64()
+			}
+			chains[c][i] = row
+		}
+	}
+	names := make([]string, p)
+	for j := range names {
+		names[j] = "p" + string(rune('a'+j))
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		Summary(names, chains)
+	}
+}
