@@ -52,23 +52,23 @@ func TestBuildErrors(t *testing.T) {
 		{"cov wrong size", Spec{Model: "gaussian", Predictors: []string{"age", "dose"}, Cov: [][]float64{{1}}}, smallTable, ErrBadOption, []string{"cov"}},
 		{"cov not symmetric", Spec{Model: "gaussian", Predictors: []string{"age", "dose"}, Cov: [][]float64{{1, 0.5}, {0.4, 1}}}, smallTable, ErrBadOption, []string{"symmetric"}},
 		{"cov not PD", Spec{Model: "gaussian", Predictors: []string{"age", "dose"}, Cov: [][]float64{{1, 2}, {2, 1}}}, smallTable, ErrBadOption, []string{"positive definite"}},
-		{"logistic outcome", Spec{Model: "logistic", Outcome: "dose"}, smallTable, ErrData, []string{"row 1 (file line 2)", `"dose"`, "0 or 1"}},
-		{"poisson outcome", Spec{Model: "poisson", Outcome: "dose"}, smallTable, ErrData, []string{"row 1 (file line 2)", `"dose"`, "non-negative integer"}},
+		{"logistic outcome", Spec{Model: "logistic", Outcome: "dose"}, smallTable, ErrData, []string{`row 1, column 2 ("dose")`, "0 or 1"}},
+		{"poisson outcome", Spec{Model: "poisson", Outcome: "dose"}, smallTable, ErrData, []string{`row 1, column 2 ("dose")`, "non-negative integer"}},
 		{"poisson negative", Spec{Model: "poisson", Outcome: "age"}, func() *dataset.Table {
 			tb := smallTable()
 			tb.Data[6] = -3
 			return tb
-		}, ErrData, []string{"row 3 (file line 4)", `"age"`}},
+		}, ErrData, []string{`row 3, column 1 ("age")`}},
 		{"nan predictor", Spec{Model: "linear", Outcome: "y"}, func() *dataset.Table {
 			tb := smallTable()
 			tb.Data[4] = math.NaN()
 			return tb
-		}, ErrData, []string{"row 2 (file line 3)", `"dose"`, "finite"}},
+		}, ErrData, []string{`row 2, column 2 ("dose")`, "finite"}},
 		{"outside bound", Spec{Model: "linear", Outcome: "y"}, func() *dataset.Table {
 			tb := smallTable()
 			tb.Bounds = []*dataset.Bound{{Lo: 18, Hi: 60}, nil, nil}
 			return tb
-		}, ErrData, []string{"row 3 (file line 4)", `"age"`, "[18, 60]"}},
+		}, ErrData, []string{`row 3, column 1 ("age")`, "[18, 60]"}},
 		{"var-rest 2d", Spec{Model: "banana", Predictors: []string{"age", "dose"}, Options: map[string]string{"var-rest": "2"}}, smallTable, ErrBadOption, []string{"var-rest"}},
 	}
 	for _, c := range cases {

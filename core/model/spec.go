@@ -187,9 +187,9 @@ func parseOptions(info ModelInfo, spec Spec) (opts, error) {
 //
 // Every used value must be finite and within its column's public bound (if
 // any): the per-row bounds are only valid for such rows, so clip with the
-// dataset package first. Errors name the model, option or column, and for
-// data errors the 1-based data row and the file line (row + 1, counting the
-// header as line 1); they never contain data values.
+// dataset package first. Errors name the model, option or column; data
+// errors are *dataset.ParseError values naming the row or file line and the
+// column (see Table.CellError). No error contains a data value.
 //
 // A built model is immutable: it is safe for concurrent use by several
 // chains, and its methods never allocate (except ParamNames).
@@ -269,9 +269,16 @@ func colBound(t *dataset.Table, j int) *dataset.Bound {
 	return t.Bounds[j]
 }
 
-// rowErr formats a data error for 0-based row i of column j.
+// rowErr reports a data error at 0-based row i, column j in the same form as
+// the dataset loader's errors (*dataset.ParseError: file line and column when
+// the table was loaded from a file, else the row), adding the 1-based data
+// row. It matches ErrData under errors.Is. It never quotes the value.
 func rowErr(t *dataset.Table, i, j int, format string, args ...any) error {
-	return fmt.Errorf("%w: row %d (file line %d), column %q: %s", ErrData, i+1, i+2, t.Names[j], fmt.Sprintf(format, args...))
+	msg := fmt.Sprintf(format, args...)
+	if t.Line(i) > 0 {
+		msg = fmt.Sprintf("data row %d: %s", i+1, msg)
+	}
+	return t.CellError(i, j, fmt.Errorf("%w: %s", ErrData, msg))
 }
 
 // checkColumn checks that every value of column j is finite and within the
