@@ -165,7 +165,7 @@ func (w *Workspace) zScale(v []float64) {
 	}
 }
 
-// allFinite reports whether every value is finite and not all values are
+// usable reports whether every value is finite and not all values are
 // equal (posterior's should_return_NA with tolerance machine epsilon).
 func usable(v []float64) bool {
 	if len(v) == 0 {
