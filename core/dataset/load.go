@@ -18,7 +18,11 @@ import (
 // twice the size of the loaded values plus a 1 MiB read buffer. On error the
 // Table is nil and the report, when not nil, describes what was read.
 func Load(src io.Reader, opts Options) (*Table, *LoadReport, error) {
-	rd, err := NewReader(src, opts)
+	return load(src, opts, 0)
+}
+
+func load(src io.Reader, opts Options, bufSize int) (*Table, *LoadReport, error) {
+	rd, err := newReader(src, opts, bufSize)
 	if err != nil {
 		return nil, nil, err
 	}

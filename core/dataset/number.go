@@ -39,50 +39,39 @@ func parseNumber(b []byte, decimalComma bool) (float64, numStatus) {
 	n := len(b)
 	i := 0
 	neg := false
-	if i < n && (b[i] == '+' || b[i] == '-') {
-		neg = b[i] == '-'
-		i++
+	if n > 0 && (b[0] == '+' || b[0] == '-') {
+		neg = b[0] == '-'
+		i = 1
 	}
+	// mant overflows silently beyond 19 digits; such numbers take the
+	// slow path below, which ignores it.
 	var mant uint64
-	nd := 0 // significant digits in mant
-	exp := 0
-	trunc := false
-	sawDigit, sawSep := false, false
-	sepAt := -1
-digits:
+	start := i
 	for ; i < n; i++ {
-		c := b[i]
-		switch {
-		case c >= '0' && c <= '9':
-			sawDigit = true
-			if nd == 0 && c == '0' {
-				if sawSep {
-					exp--
-				}
-				continue
-			}
-			if nd < 19 {
-				mant = mant*10 + uint64(c-'0')
-				nd++
-				if sawSep {
-					exp--
-				}
-			} else {
-				if c != '0' {
-					trunc = true
-				}
-				if !sawSep {
-					exp++
-				}
-			}
-		case c == sep && !sawSep:
-			sawSep = true
-			sepAt = i
-		default:
-			break digits
+		d := b[i] - '0'
+		if d > 9 {
+			break
 		}
+		mant = mant*10 + uint64(d)
 	}
-	if !sawDigit {
+	nd := i - start
+	exp := 0
+	sepAt := -1
+	if i < n && b[i] == sep {
+		sepAt = i
+		i++
+		fs := i
+		for ; i < n; i++ {
+			d := b[i] - '0'
+			if d > 9 {
+				break
+			}
+			mant = mant*10 + uint64(d)
+		}
+		nd += i - fs
+		exp = fs - i
+	}
+	if nd == 0 {
 		return 0, numSyntax
 	}
 	if i < n && (b[i] == 'e' || b[i] == 'E') {
@@ -97,12 +86,12 @@ digits:
 		}
 		e := 0
 		for ; i < n; i++ {
-			c := b[i]
-			if c < '0' || c > '9' {
+			d := b[i] - '0'
+			if d > 9 {
 				return 0, numSyntax
 			}
 			if e < 1_000_000 {
-				e = e*10 + int(c-'0')
+				e = e*10 + int(d)
 			}
 		}
 		if eneg {
@@ -113,23 +102,25 @@ digits:
 	if i != n {
 		return 0, numSyntax
 	}
-	if mant == 0 && !trunc {
-		if neg {
-			return negZero, numOK
+	if nd <= 19 {
+		if mant == 0 {
+			if neg {
+				return negZero, numOK
+			}
+			return 0, numOK
 		}
-		return 0, numOK
-	}
-	if !trunc && mant <= 1<<53 && exp >= -22 && exp <= 22 {
-		f := float64(mant)
-		if exp < 0 {
-			f /= pow10[-exp]
-		} else {
-			f *= pow10[exp]
+		if mant <= 1<<53 && exp >= -22 && exp <= 22 {
+			f := float64(mant)
+			if exp < 0 {
+				f /= pow10[-exp]
+			} else {
+				f *= pow10[exp]
+			}
+			if neg {
+				f = -f
+			}
+			return f, numOK
 		}
-		if neg {
-			f = -f
-		}
-		return f, numOK
 	}
 	// Slow path: strconv on the same bytes (syntax already validated, so
 	// strconv's extras such as hex, "inf" or underscores cannot occur).

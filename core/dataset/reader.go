@@ -54,15 +54,24 @@ type Reader struct {
 // given) and returns a Reader positioned at the first data row. Errors are
 // *ParseError values wrapping one of the package's sentinel errors.
 func NewReader(src io.Reader, opts Options) (*Reader, error) {
+	return newReader(src, opts, 0)
+}
+
+// newReader is NewReader with a given initial buffer size (0: default), so
+// that tests can put buffer boundaries anywhere.
+func newReader(src io.Reader, opts Options, bufSize int) (*Reader, error) {
 	if err := opts.validate(); err != nil {
 		return nil, &ParseError{Err: err}
 	}
-	bufSize := defaultBufSize
+	fixed := bufSize > 0
+	if !fixed {
+		bufSize = defaultBufSize
+	}
 	if size, ok := knownSize(src); ok {
 		if opts.MaxBytes > 0 && size > opts.MaxBytes {
 			return nil, &ParseError{Err: tooLarge(opts.MaxBytes, size)}
 		}
-		if size+1 < int64(bufSize) {
+		if !fixed && size+1 < int64(bufSize) {
 			bufSize = max(int(size)+1, minBufSize)
 		}
 	}
@@ -76,8 +85,10 @@ func NewReader(src io.Reader, opts Options) (*Reader, error) {
 		scratch: make([]byte, 0, bufSize),
 		line:    1,
 	}
-	if err := r.fill(); err != nil {
-		return nil, err
+	for !r.eof && r.end < 3 {
+		if err := r.fill(); err != nil {
+			return nil, err
+		}
 	}
 	// Byte order marks.
 	b := r.buf[:r.end]
@@ -91,6 +102,12 @@ func NewReader(src io.Reader, opts Options) (*Reader, error) {
 	if opts.Delimiter != 0 {
 		r.delim = byte(opts.Delimiter)
 	} else {
+		// Look at the first two records, reading up to 1 MiB for them.
+		for !r.eof && r.end-r.pos < defaultBufSize && !twoRecords(r.buf[r.pos:r.end]) {
+			if err := r.fill(); err != nil {
+				return nil, err
+			}
+		}
 		r.delim = detectDelimiter(r.buf[r.pos:r.end], r.eof)
 	}
 	r.trimTab = r.delim != '\t'
@@ -596,6 +613,16 @@ func delimCounts(b []byte, eof bool) (counts [3]int, next int, ok bool) {
 		}
 	}
 	return counts, i, eof
+}
+
+// twoRecords reports whether b holds two complete records.
+func twoRecords(b []byte) bool {
+	_, next, ok := delimCounts(b, false)
+	if !ok {
+		return false
+	}
+	_, _, ok = delimCounts(b[next:], false)
+	return ok
 }
 
 func knownSize(src io.Reader) (int64, bool) {

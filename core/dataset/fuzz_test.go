@@ -1,0 +1,90 @@
+package dataset
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"testing/iotest"
+)
+
+var sentinels = []error{
+	ErrEmpty, ErrNoRows, ErrRagged, ErrNotNumeric, ErrMissing, ErrNonFinite, ErrDuplicateColumn,
+	ErrEmptyColumnName, ErrUnknownColumn, ErrCategory, ErrQuote, ErrTooLarge, ErrEncoding, ErrOptions,
+}
+
+// FuzzLoad checks that Load never panics, that every error is a *ParseError
+// wrapping a sentinel, that a loaded table is well formed, and that the
+// result does not depend on how the input is split into reads.
+// The committed corpus under testdata/csv seeds it. In CI it runs briefly:
+//
+//	go test -run '^$' -fuzz FuzzLoad -fuzztime 30s ./core/dataset/
+func FuzzLoad(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join(corpusDir, "*.*sv"))
+	for _, name := range files {
+		raw, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(raw, uint8(0), false, false, false)
+		f.Add(raw, uint8(2), true, true, true)
+	}
+	f.Add([]byte("a,b\n1,\"2\"\"\"\n"), uint8(1), false, false, false)
+	f.Fuzz(func(t *testing.T, in []byte, delim uint8, drop, decimalComma, subset bool) {
+		opts := Options{DecimalComma: decimalComma}
+		opts.Delimiter = []rune{0, ',', ';', '\t', '|'}[int(delim)%5]
+		if drop {
+			opts.Missing = MissingDropRows
+		}
+		if subset {
+			opts.Columns = []string{"b", "a"}
+			opts.Categories = map[string]map[string]float64{"b": {"yes": 1, "no": 0}}
+		}
+		tab, rep, err := Load(bytes.NewReader(in), opts)
+		// The same input read a byte at a time through a tiny buffer.
+		tab2, _, err2 := load(iotest.OneByteReader(bytes.NewReader(in)), opts, 3)
+		if (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) {
+			t.Fatalf("read pattern changes the result: %v vs %v", err, err2)
+		}
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v (%T) is not a *ParseError", err, err)
+			}
+			known := false
+			for _, s := range sentinels {
+				known = known || errors.Is(err, s)
+			}
+			if !known {
+				t.Fatalf("error %v wraps no sentinel", err)
+			}
+			return
+		}
+		if !slices.Equal(tab.Names, tab2.Names) || !slices.Equal(tab.Data, tab2.Data) {
+			t.Fatalf("read pattern changes the data")
+		}
+		if tab.Rows < 1 || tab.Cols() < 1 || len(tab.Data) != tab.Rows*tab.Cols() || rep.Rows != tab.Rows {
+			t.Fatalf("malformed table: rows %d cols %d data %d", tab.Rows, tab.Cols(), len(tab.Data))
+		}
+		seen := map[string]bool{}
+		for _, n := range tab.Names {
+			if n == "" || seen[n] {
+				t.Fatalf("bad names %q", tab.Names)
+			}
+			seen[n] = true
+		}
+		for _, v := range tab.Data {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("non-finite value %v", v)
+			}
+		}
+		for i := range tab.Rows {
+			if l := tab.Line(i); l < 1 || (i > 0 && l <= tab.Line(i-1)) {
+				t.Fatalf("line of row %d: %d", i, l)
+			}
+		}
+	})
+}
