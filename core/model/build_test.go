@@ -186,3 +186,26 @@ func TestModelsCatalog(t *testing.T) {
 		t.Error("Models exposes the catalog")
 	}
 }
+
+func TestZeroRows(t *testing.T) {
+	for _, f := range fixtures() {
+		tab := f.gen(nil, 0)
+		m, err := Build(f.spec, tab)
+		if err != nil {
+			t.Fatalf("%s: %v", f.name, err)
+		}
+		theta := make([]float64, m.Dim())
+		grad := make([]float64, m.Dim())
+		m.LogLik(theta, nil, nil)
+		m.GradLogLik(theta, nil, grad)
+		for _, g := range grad {
+			if g != 0 {
+				t.Fatalf("%s: gradient %v with no rows", f.name, grad)
+			}
+		}
+		if lp := LogPosterior(m, theta, nil); math.IsNaN(lp) || lp != m.LogPrior(theta) {
+			t.Fatalf("%s: log posterior %g, prior %g", f.name, lp, m.LogPrior(theta))
+		}
+		_ = m.RowBounds(f.box)
+	}
+}

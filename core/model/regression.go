@@ -108,12 +108,10 @@ func (m *regression) xNorm() float64 {
 
 const halfLog2Pi = 0.91893853320467274178032973640561763986139747363778 // ½·log(2π)
 
-// softplus(z) = log(1 + e^z), computed stably.
+// softplus(z) = log(1 + e^z) = max(z, 0) + log1p(e^{−|z|}), computed stably
+// and without a data-dependent branch (the sign of z is unpredictable).
 func softplus(z float64) float64 {
-	if z > 0 {
-		return z + math.Log1p(math.Exp(-z))
-	}
-	return math.Log1p(math.Exp(z))
+	return max(z, 0) + math.Log1p(math.Exp(-math.Abs(z)))
 }
 
 // sigmoid(z) = 1/(1+e^{−z}), computed stably.
