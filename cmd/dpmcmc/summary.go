@@ -54,9 +54,14 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 			Verdict    diag.Verdict        `json:"verdict"`
 		}{d.NumChains(), n, d.Warmup, rows, verdict})
 	}
-	fmt.Fprintf(stdout, "%d chain(s) × %d draws", d.NumChains(), n)
-	if d.Warmup > 0 {
-		fmt.Fprintf(stdout, " (%d saved warmup draws per chain skipped)", d.Warmup)
+	return writeSummaryTable(stdout, d.NumChains(), n, d.Warmup, rows, verdict)
+}
+
+// writeSummaryTable prints the diagnostics table and the verdict.
+func writeSummaryTable(stdout io.Writer, chains, n, warmup int, rows []diag.ParamSummary, verdict diag.Verdict) error {
+	fmt.Fprintf(stdout, "%d chain(s) × %d draws", chains, n)
+	if warmup > 0 {
+		fmt.Fprintf(stdout, " (%d saved warmup draws per chain skipped)", warmup)
 	}
 	fmt.Fprint(stdout, "\n\n")
 	// Numbers are right-aligned; names are padded so they read left-aligned.

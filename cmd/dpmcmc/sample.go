@@ -1,0 +1,405 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dpmcmc/dpmcmc/core/dataset"
+	"github.com/dpmcmc/dpmcmc/core/diag"
+	"github.com/dpmcmc/dpmcmc/core/export"
+	"github.com/dpmcmc/dpmcmc/core/run"
+)
+
+func init() {
+	register("sample", "draw posterior samples from a CSV file", runSample)
+}
+
+// listFlag collects a repeatable flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, " ") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// sampleFlags are the flags of `dpmcmc sample`; they fill a run.Config.
+type sampleFlags struct {
+	data, config, out, format, predictors string
+	bounds, modelOpts                     listFlag
+	noPrivacy, printConfig, saveWarmup    bool
+	quiet                                 bool
+	cfg                                   run.Config
+}
+
+func (f *sampleFlags) register(fs *flag.FlagSet) {
+	c := &f.cfg
+	fs.StringVar(&f.data, "data", "", "CSV file with a header row (required)")
+	fs.StringVar(&f.config, "config", "", "JSON run config file; flags given explicitly override it")
+	fs.StringVar(&c.Model.Model, "model", "", "model: logistic, linear, poisson, gaussian, gmm, banana")
+	fs.StringVar(&c.Model.Outcome, "outcome", "", "outcome column (regression models)")
+	fs.StringVar(&f.predictors, "predictors", "", "comma-separated predictor (or data) columns; default: every column but the outcome")
+	fs.BoolVar(&c.Model.NoIntercept, "no-intercept", false, "drop the intercept (regression models)")
+	fs.Float64Var(&c.Model.PriorSD, "prior-sd", 0, "s of the N(0, s²) prior on each coefficient (default 10; gaussian: 100)")
+	fs.Float64Var(&c.Model.Temper, "temper", 0, "raise the likelihood to the power F, 0 < F ≤ 1 (default 1)")
+	fs.Var(&f.bounds, "bound", "public bound COL=LO:HI of a column (repeatable); values outside are clipped")
+	fs.Var(&f.modelOpts, "model-opt", "model option KEY=VALUE (repeatable), e.g. a=20, cov=FILE.csv")
+	fs.StringVar(&c.Data.Delimiter, "delimiter", "", "CSV delimiter: , ; or tab (default: detect)")
+	fs.BoolVar(&c.Data.DropMissing, "drop-missing", false, "drop rows with a missing value instead of stopping")
+	fs.StringVar(&c.Algorithm, "algorithm", "", "sampler: "+strings.Join(run.Algorithms(), ", "))
+	fs.BoolVar(&f.noPrivacy, "no-privacy", false, "state that this run is not private (non-private algorithms only)")
+	fs.IntVar(&c.Chains, "chains", 4, "number of chains")
+	fs.IntVar(&c.Warmup, "warmup", 1000, "warmup iterations per chain")
+	fs.IntVar(&c.Draws, "draws", 2000, "draws per chain after warmup")
+	fs.Uint64Var(&c.Seed, "seed", 0, "seed of the public randomness (inits, proposals); 0 picks one")
+	fs.Float64Var(&c.Settings.Step, "step", 0, "proposal sd per coordinate (MH-type) or leapfrog/Langevin step (gradient kernels)")
+	fs.IntVar(&c.Settings.Leapfrog, "leapfrog", 0, "leapfrog steps per HMC iteration (default 10)")
+	fs.BoolVar(&c.Settings.NoAdapt, "no-adapt", false, "do not adapt the step during warmup")
+	fs.Float64Var(&c.Settings.TargetAccept, "target-accept", 0, "target acceptance rate of warmup adaptation")
+	fs.StringVar(&c.Settings.Jitter, "jitter", "", "HMC step jitter: none, uniform, halton")
+	fs.Float64Var(&c.Settings.Lambda, "lambda", 0, "TunaMH/DP-Fast MH constant λ")
+	fs.Float64Var(&c.Settings.Chi, "chi", 0, "TunaMH χ in λ = χC²M²")
+	fs.Float64Var(&c.Settings.Box, "box", 0, "bound every parameter to [-BOX, BOX] (kernels that need bounded parameters)")
+	fs.StringVar(&c.Init.Kind, "init", "", "initial values: uniform (default, U(-2,2)), zero, or comma-separated numbers")
+	fs.StringVar(&f.out, "out", "", "output draws file (required)")
+	fs.StringVar(&f.format, "format", "draws", "output format: draws (tidy CSV, all chains) or stan (CmdStan CSV, one file per chain: OUT_1.csv, ...)")
+	fs.BoolVar(&f.saveWarmup, "save-warmup", false, "also write the warmup draws")
+	fs.BoolVar(&f.printConfig, "print-config", false, "print the run config as JSON and exit without sampling")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
+}
+
+// buildConfig merges the config file (if any) with the explicitly set flags.
+func (f *sampleFlags) buildConfig(fs *flag.FlagSet) (*run.Config, error) {
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	cfg := f.cfg
+	if f.config != "" {
+		b, err := os.ReadFile(f.config)
+		if err != nil {
+			return nil, err
+		}
+		fileCfg, err := run.ParseConfig(b)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.config, err)
+		}
+		// Re-apply the explicitly given flags on top of the file.
+		merged := *fileCfg
+		fs.Visit(func(fl *flag.Flag) {})
+		overlay(&merged, &cfg, set)
+		cfg = merged
+	}
+	if set["predictors"] {
+		cfg.Model.Predictors = splitList(f.predictors)
+	}
+	if cfg.Model.Model == "" {
+		return nil, errors.New("--model is required")
+	}
+	if cfg.Algorithm == "" {
+		return nil, errors.New("--algorithm is required")
+	}
+	if len(f.modelOpts) > 0 {
+		if cfg.Model.Options == nil {
+			cfg.Model.Options = map[string]string{}
+		}
+		for _, kv := range f.modelOpts {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok || strings.TrimSpace(k) == "" {
+				return nil, fmt.Errorf("--model-opt %q: want KEY=VALUE", kv)
+			}
+			k = strings.TrimSpace(k)
+			if k == "cov" {
+				cov, err := readMatrix(strings.TrimSpace(v))
+				if err != nil {
+					return nil, fmt.Errorf("--model-opt cov: %w", err)
+				}
+				cfg.Model.Cov = cov
+				continue
+			}
+			cfg.Model.Options[k] = strings.TrimSpace(v)
+		}
+	}
+	if len(f.bounds) > 0 {
+		bs, err := dataset.ParseBounds(f.bounds)
+		if err != nil {
+			return nil, err
+		}
+		if cfg.Data.Bounds == nil {
+			cfg.Data.Bounds = map[string][2]float64{}
+		}
+		for k, b := range bs {
+			cfg.Data.Bounds[k] = [2]float64{b.Lo, b.Hi}
+		}
+	}
+	if set["init"] {
+		switch cfg.Init.Kind {
+		case "uniform", "zero", "":
+		default:
+			vals, err := parseFloats(cfg.Init.Kind)
+			if err != nil {
+				return nil, fmt.Errorf("--init: want uniform, zero or comma-separated numbers: %w", err)
+			}
+			cfg.Init = run.Init{Kind: "values", Values: vals}
+		}
+	}
+	if cfg.Data.Delimiter == "tab" || cfg.Data.Delimiter == `\t` {
+		cfg.Data.Delimiter = "\t"
+	}
+	if cfg.Seed == 0 {
+		cfg.Seed = uint64(time.Now().UnixNano())
+	}
+	if f.noPrivacy && run.IsPrivate(cfg.Algorithm) {
+		return nil, fmt.Errorf("--no-privacy: %s is a private algorithm and always adds its noise; choose a non-private algorithm instead", cfg.Algorithm)
+	}
+	return &cfg, nil
+}
+
+// overlay copies into dst the fields of src whose flags were set explicitly.
+func overlay(dst, src *run.Config, set map[string]bool) {
+	if set["model"] {
+		dst.Model.Model = src.Model.Model
+	}
+	if set["outcome"] {
+		dst.Model.Outcome = src.Model.Outcome
+	}
+	if set["no-intercept"] {
+		dst.Model.NoIntercept = src.Model.NoIntercept
+	}
+	if set["prior-sd"] {
+		dst.Model.PriorSD = src.Model.PriorSD
+	}
+	if set["temper"] {
+		dst.Model.Temper = src.Model.Temper
+	}
+	if set["delimiter"] {
+		dst.Data.Delimiter = src.Data.Delimiter
+	}
+	if set["drop-missing"] {
+		dst.Data.DropMissing = src.Data.DropMissing
+	}
+	if set["algorithm"] {
+		dst.Algorithm = src.Algorithm
+	}
+	if set["chains"] || dst.Chains == 0 {
+		dst.Chains = src.Chains
+	}
+	if set["warmup"] {
+		dst.Warmup = src.Warmup
+	}
+	if set["draws"] || dst.Draws == 0 {
+		dst.Draws = src.Draws
+	}
+	if set["seed"] {
+		dst.Seed = src.Seed
+	}
+	if set["init"] {
+		dst.Init = src.Init
+	}
+	s, d := &src.Settings, &dst.Settings
+	if set["step"] {
+		d.Step = s.Step
+	}
+	if set["leapfrog"] {
+		d.Leapfrog = s.Leapfrog
+	}
+	if set["no-adapt"] {
+		d.NoAdapt = s.NoAdapt
+	}
+	if set["target-accept"] {
+		d.TargetAccept = s.TargetAccept
+	}
+	if set["jitter"] {
+		d.Jitter = s.Jitter
+	}
+	if set["lambda"] {
+		d.Lambda = s.Lambda
+	}
+	if set["chi"] {
+		d.Chi = s.Chi
+	}
+	if set["box"] {
+		d.Box = s.Box
+	}
+}
+
+func runSample(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("sample", "--data FILE.csv --model NAME --algorithm NAME --out FILE [flags]", stderr)
+	var f sampleFlags
+	f.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, err := f.buildConfig(fs)
+	if err != nil {
+		return err
+	}
+	if f.printConfig {
+		b, err := cfg.PublicJSON()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s\n", b)
+		return nil
+	}
+	if f.data == "" {
+		return errors.New("--data is required")
+	}
+	if f.out == "" {
+		return errors.New("--out is required")
+	}
+	if f.format != "draws" && f.format != "stan" {
+		return fmt.Errorf("--format must be draws or stan (got %q)", f.format)
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	file, err := os.Open(f.data)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	start := time.Now()
+	tab, rep, err := run.LoadData(file, cfg)
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.data, err)
+	}
+	if !f.quiet {
+		fmt.Fprintf(stderr, "loaded %s: %d rows × %d columns in %s\n", f.data, rep.Rows, tab.Cols(), time.Since(start).Round(time.Millisecond))
+		if rep.DroppedRows > 0 {
+			fmt.Fprintf(stderr, "dropped %d rows with missing values (not private, not exported)\n", rep.DroppedRows)
+		}
+	}
+	p, err := run.Prepare(cfg, tab)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	bar := newProgressBar(stderr, cfg.Chains, f.quiet)
+	res, err := p.Run(ctx, bar.update)
+	bar.done()
+	if err != nil {
+		return err
+	}
+	if res.Cancelled {
+		fmt.Fprintf(stderr, "interrupted: writing the %d iterations that ran\n", res.Iterations())
+	}
+	if err := writeDraws(f.out, f.format, cfg, res, f.saveWarmup); err != nil {
+		return err
+	}
+	d := res.Draws(false)
+	if d.NumIterations() > 1 {
+		rows := diag.Summary(d.Names, d.Values)
+		fmt.Fprintln(stdout)
+		if err := writeSummaryTable(stdout, d.NumChains(), d.NumIterations(), 0, rows, diag.Assess(rows, d.NumChains())); err != nil {
+			return err
+		}
+	}
+	if !f.quiet {
+		fmt.Fprintln(stderr, "local diagnostics (not private, not exported):")
+		for c, ch := range res.Chains {
+			fmt.Fprintf(stderr, "chain %d: acceptance %.3f over %d iterations", c+1, float64(ch.Accepted)/float64(max(ch.Iterations, 1)), ch.Iterations)
+			if ch.Divergent > 0 {
+				fmt.Fprintf(stderr, ", %d divergent", ch.Divergent)
+			}
+			fmt.Fprintln(stderr)
+		}
+	}
+	return nil
+}
+
+// writeDraws writes the draws in the chosen format.
+func writeDraws(out, format string, cfg *run.Config, res *run.Result, withWarmup bool) error {
+	d := res.Draws(withWarmup)
+	if format == "draws" {
+		return writeFile(out, func(w io.Writer) error { return export.WriteDrawsCSV(w, d) })
+	}
+	e := export.Export{
+		Draws:  d,
+		Header: export.StanHeader{Model: cfg.Model.Model, Algorithm: cfg.Algorithm, NumSamples: cfg.Draws, NumWarmup: cfg.Warmup},
+		Config: cfg,
+	}
+	for c := range d.NumChains() {
+		name := out
+		if d.NumChains() > 1 {
+			ext := filepath.Ext(out)
+			name = strings.TrimSuffix(out, ext) + "_" + strconv.Itoa(c+1) + ext
+		}
+		if err := writeFile(name, func(w io.Writer) error { return export.WriteStanCSV(w, e, c) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeFile writes through a temporary file and renames it, so a failed
+// write never leaves a truncated export behind.
+func writeFile(name string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(name), ".dpmcmc-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), name)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func parseFloats(s string) ([]float64, error) {
+	var out []float64
+	for _, p := range splitList(s) {
+		v, err := strconv.ParseFloat(p, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a number", p)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// readMatrix reads a numeric CSV matrix without a header (a covariance).
+func readMatrix(path string) ([][]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.TrimLeadingSpace = true
+	recs, err := r.ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]float64, len(recs))
+	for i, rec := range recs {
+		for j, cell := range rec {
+			v, err := strconv.ParseFloat(strings.TrimSpace(cell), 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: line %d, column %d: %q is not a number", path, i+1, j+1, cell)
+			}
+			out[i] = append(out[i], v)
+		}
+	}
+	return out, nil
+}
