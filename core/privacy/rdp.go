@@ -242,8 +242,11 @@ func logAInt(q, sigma float64, alpha int) float64 {
 	lq, l1q := math.Log(q), math.Log1p(-q)
 	s2 := 2 * sigma * sigma
 	acc := math.Inf(-1)
+	lb := 0.0 // ln C(α, k), updated incrementally
 	for k := 0; k <= alpha; k++ {
-		lb, _ := logBinom(float64(alpha), k)
+		if k > 0 {
+			lb += math.Log(float64(alpha-k+1)) - math.Log(float64(k))
+		}
 		kf := float64(k)
 		t := lb + float64(alpha-k)*l1q + kf*lq + (kf*kf-kf)/s2
 		acc = logAddExp(acc, t)
@@ -258,26 +261,48 @@ func logAFrac(q, sigma, alpha float64) float64 {
 	lq, l1q := math.Log(q), math.Log1p(-q)
 	s2 := sigma * sigma
 	z0 := s2*math.Log(1/q-1) + 0.5
-	a0, a1 := slZero, slZero
+	// Signed sum in linear scale relative to ref (rescaled when a term
+	// exceeds it), which costs one exp per term instead of a log-sum-exp.
+	ref := math.Inf(-1)
+	sum := 0.0
+	addTerm := func(neg bool, l float64) {
+		if l > ref {
+			if !math.IsInf(ref, -1) {
+				sum *= math.Exp(ref - l)
+			}
+			ref = l
+		}
+		v := math.Exp(l - ref)
+		if neg {
+			v = -v
+		}
+		sum += v
+	}
+	lc, neg := 0.0, false // ln|C(α, i)| and its sign, updated incrementally
+	inv := 1 / (math.Sqrt2 * sigma)
 	for i := 0; i < 100000; i++ {
 		fi := float64(i)
-		lc, neg := logBinom(alpha, i)
+		if i > 0 {
+			f := alpha - fi + 1
+			lc += math.Log(math.Abs(f)) - math.Log(fi)
+			if f < 0 {
+				neg = !neg
+			}
+		}
 		j := alpha - fi
-		lt0 := lc + fi*lq + j*l1q
-		lt1 := lc + j*lq + fi*l1q
-		le0 := math.Log(0.5) + logErfc((fi-z0)/(math.Sqrt2*sigma))
-		le1 := math.Log(0.5) + logErfc((z0-j)/(math.Sqrt2*sigma))
-		ls0 := lt0 + (fi*fi-fi)/(2*s2) + le0
-		ls1 := lt1 + (j*j-j)/(2*s2) + le1
-		a0 = a0.add(signedLog{neg, ls0})
-		a1 = a1.add(signedLog{neg, ls1})
-		if i > int(alpha)+1 && math.Max(ls0, ls1) < -40+math.Max(a0.l, a1.l) {
+		ls0 := lc + fi*lq + j*l1q + (fi*fi-fi)/(2*s2) - ln2 + logErfc((fi-z0)*inv)
+		ls1 := lc + j*lq + fi*l1q + (j*j-j)/(2*s2) - ln2 + logErfc((z0-j)*inv)
+		addTerm(neg, ls0)
+		addTerm(neg, ls1)
+		// Past i > α the terms alternate in sign with decreasing magnitude,
+		// so the omitted tail is below the last term; it is added (upward).
+		if i > int(alpha)+1 && math.Max(ls0, ls1) < ref-30 {
+			sum += 2 * math.Exp(math.Max(ls0, ls1)-ref)
 			break
 		}
 	}
-	s := a0.add(a1)
-	if s.neg {
+	if !(sum > 0) {
 		return 0
 	}
-	return s.l
+	return ref + math.Log(sum)
 }
