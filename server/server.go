@@ -61,7 +61,7 @@ const basePolicy = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; wo
 
 // permissionsPolicy denies powerful features the app never uses. Only
 // features Chromium recognises are listed (unknown ones log console errors).
-const permissionsPolicy = "accelerometer=(), autoplay=(), bluetooth=(), browsing-topics=(), camera=(), " +
+const permissionsPolicy = "accelerometer=(), autoplay=(), browsing-topics=(), camera=(), " +
 	"display-capture=(), encrypted-media=(), geolocation=(), gyroscope=(), hid=(), idle-detection=(), " +
 	"magnetometer=(), microphone=(), midi=(), payment=(), publickey-credentials-get=(), " +
 	"screen-wake-lock=(), serial=(), usb=(), xr-spatial-tracking=()"
