@@ -200,7 +200,8 @@ func (k *TunaMH) Step(r rng.Streams) Info {
 			}
 			// P(add i_b) = [λc + (C/2)(U_i(θ') − U_i(θ) + cM)] / [λc + cCM]
 			if r.Noise.Float64()*den < lambda*c+bigC/2*(bound-delta) {
-				logR += 2 * math.Atanh(bigC*delta/artDen)
+				x := bigC * delta / artDen
+				logR += math.Log1p(2 * x / (1 - x)) // 2·artanh(x)
 			}
 		}
 		done += nb
