@@ -38,7 +38,7 @@ func (m *GMM) rowLogLik(theta []float64, x float64) float64 {
 	a := -d1 * d1 * m.h
 	b := -d2 * d2 * m.h
 	// log(½eᵃ + ½eᵇ) = max(a,b) + log1p(e^{−|a−b|}) − log 2
-	return max(a, b) + math.Log1p(math.Exp(-math.Abs(a-b))) - math.Ln2 - m.k
+	return max(a, b) + log1pExpNeg(math.Abs(a-b)) - math.Ln2 - m.k
 }
 
 // LogLik implements Model.

@@ -111,7 +111,7 @@ const halfLog2Pi = 0.91893853320467274178032973640561763986139747363778 // ½·l
 // softplus(z) = log(1 + e^z) = max(z, 0) + log1p(e^{−|z|}), computed stably
 // and without a data-dependent branch (the sign of z is unpredictable).
 func softplus(z float64) float64 {
-	return max(z, 0) + math.Log1p(math.Exp(-math.Abs(z)))
+	return max(z, 0) + log1pExpNeg(math.Abs(z))
 }
 
 // sigmoid(z) = 1/(1+e^{−z}), computed stably.
