@@ -44,10 +44,15 @@ func FuzzLoad(f *testing.F) {
 			opts.Categories = map[string]map[string]float64{"b": {"yes": 1, "no": 0}}
 		}
 		tab, rep, err := Load(bytes.NewReader(in), opts)
-		// The same input read a byte at a time through a tiny buffer.
-		tab2, _, err2 := load(iotest.OneByteReader(bytes.NewReader(in)), opts, 3)
+		// The same input read a byte at a time through a tiny buffer, and
+		// without the fast path.
+		tab2, _, err2 := load(iotest.OneByteReader(bytes.NewReader(in)), opts, tuning{bufSize: 3})
 		if (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) {
 			t.Fatalf("read pattern changes the result: %v vs %v", err, err2)
+		}
+		tab3, _, err3 := load(bytes.NewReader(in), opts, tuning{noFast: true})
+		if (err == nil) != (err3 == nil) || (err != nil && err.Error() != err3.Error()) {
+			t.Fatalf("the fast path changes the result: %v vs %v", err, err3)
 		}
 		if err != nil {
 			var pe *ParseError
@@ -63,8 +68,14 @@ func FuzzLoad(f *testing.F) {
 			}
 			return
 		}
-		if !slices.Equal(tab.Names, tab2.Names) || !slices.Equal(tab.Data, tab2.Data) {
-			t.Fatalf("read pattern changes the data")
+		if !slices.Equal(tab.Names, tab2.Names) || !slices.Equal(tab.Data, tab2.Data) ||
+			!slices.Equal(tab.Data, tab3.Data) {
+			t.Fatalf("read pattern or fast path changes the data")
+		}
+		for i := range tab.Rows {
+			if tab.Line(i) != tab2.Line(i) || tab.Line(i) != tab3.Line(i) {
+				t.Fatalf("line of row %d differs", i)
+			}
 		}
 		if tab.Rows < 1 || tab.Cols() < 1 || len(tab.Data) != tab.Rows*tab.Cols() || rep.Rows != tab.Rows {
 			t.Fatalf("malformed table: rows %d cols %d data %d", tab.Rows, tab.Cols(), len(tab.Data))

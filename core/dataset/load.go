@@ -18,11 +18,11 @@ import (
 // twice the size of the loaded values plus a 1 MiB read buffer. On error the
 // Table is nil and the report, when not nil, describes what was read.
 func Load(src io.Reader, opts Options) (*Table, *LoadReport, error) {
-	return load(src, opts, 0)
+	return load(src, opts, tuning{})
 }
 
-func load(src io.Reader, opts Options, bufSize int) (*Table, *LoadReport, error) {
-	rd, err := newReader(src, opts, bufSize)
+func load(src io.Reader, opts Options, tu tuning) (*Table, *LoadReport, error) {
+	rd, err := newReader(src, opts, tu)
 	if err != nil {
 		return nil, nil, err
 	}

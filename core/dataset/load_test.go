@@ -432,7 +432,7 @@ func TestBufferBoundaries(t *testing.T) {
 			case 2:
 				src = iotest.HalfReader(src)
 			}
-			tab, rep, err := load(src, Options{}, bs)
+			tab, rep, err := load(src, Options{}, tuning{bufSize: bs, noFast: bs == 13})
 			if err != nil {
 				t.Fatalf("case %d, buffer %d: %v\n%q", k, bs, err, in)
 			}
@@ -461,7 +461,7 @@ func TestLargeRecord(t *testing.T) {
 		fmt.Fprintf(&b, "%d.5", j)
 		want = append(want, float64(j)+0.5)
 	}
-	tab, _, err := load(iotest.HalfReader(strings.NewReader(b.String())), Options{}, 16)
+	tab, _, err := load(iotest.HalfReader(strings.NewReader(b.String())), Options{}, tuning{bufSize: 16})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,16 +32,27 @@ var pow10 = [...]float64{
 // multiplication or division, the same as strconv's own first step); all
 // others are handed to strconv.ParseFloat without allocating.
 func parseNumber(b []byte, decimalComma bool) (float64, numStatus) {
+	f, next, st := scanNumber(b, 0, decimalComma)
+	if st == numSyntax || next != len(b) {
+		return 0, numSyntax
+	}
+	return f, st
+}
+
+// scanNumber parses the longest number (as in parseNumber) starting at
+// b[i0:], returning its value and the index just past it. The caller checks
+// that the number ends where the field does.
+func scanNumber(b []byte, i0 int, decimalComma bool) (f float64, next int, st numStatus) {
 	sep := byte('.')
 	if decimalComma {
 		sep = ','
 	}
 	n := len(b)
-	i := 0
+	i := i0
 	neg := false
-	if n > 0 && (b[0] == '+' || b[0] == '-') {
-		neg = b[0] == '-'
-		i = 1
+	if i < n && (b[i] == '+' || b[i] == '-') {
+		neg = b[i] == '-'
+		i++
 	}
 	// mant overflows silently beyond 19 digits; such numbers take the
 	// slow path below, which ignores it.
@@ -72,7 +83,7 @@ func parseNumber(b []byte, decimalComma bool) (float64, numStatus) {
 		exp = fs - i
 	}
 	if nd == 0 {
-		return 0, numSyntax
+		return 0, i, numSyntax
 	}
 	if i < n && (b[i] == 'e' || b[i] == 'E') {
 		i++
@@ -81,33 +92,31 @@ func parseNumber(b []byte, decimalComma bool) (float64, numStatus) {
 			eneg = b[i] == '-'
 			i++
 		}
-		if i == n {
-			return 0, numSyntax
-		}
+		es := i
 		e := 0
 		for ; i < n; i++ {
 			d := b[i] - '0'
 			if d > 9 {
-				return 0, numSyntax
+				break
 			}
 			if e < 1_000_000 {
 				e = e*10 + int(d)
 			}
+		}
+		if i == es {
+			return 0, i, numSyntax
 		}
 		if eneg {
 			e = -e
 		}
 		exp += e
 	}
-	if i != n {
-		return 0, numSyntax
-	}
 	if nd <= 19 {
 		if mant == 0 {
 			if neg {
-				return negZero, numOK
+				return negZero, i, numOK
 			}
-			return 0, numOK
+			return 0, i, numOK
 		}
 		if mant <= 1<<53 && exp >= -22 && exp <= 22 {
 			f := float64(mant)
@@ -119,29 +128,27 @@ func parseNumber(b []byte, decimalComma bool) (float64, numStatus) {
 			if neg {
 				f = -f
 			}
-			return f, numOK
+			return f, i, numOK
 		}
 	}
 	// Slow path: strconv on the same bytes (syntax already validated, so
 	// strconv's extras such as hex, "inf" or underscores cannot occur).
-	var s string
+	tok := b[i0:i]
 	if sepAt >= 0 && sep != '.' {
 		var tmp [64]byte
 		var t []byte
-		if n <= len(tmp) {
-			t = tmp[:n]
+		if len(tok) <= len(tmp) {
+			t = tmp[:len(tok)]
 		} else {
-			t = make([]byte, n)
+			t = make([]byte, len(tok))
 		}
-		copy(t, b)
-		t[sepAt] = '.'
-		s = unsafe.String(&t[0], n)
-		f, err := strconv.ParseFloat(s, 64)
-		return slowResult(f, err)
+		copy(t, tok)
+		t[sepAt-i0] = '.'
+		f, st := slowResult(strconv.ParseFloat(unsafe.String(&t[0], len(t)), 64))
+		return f, i, st
 	}
-	s = unsafe.String(&b[0], n)
-	f, err := strconv.ParseFloat(s, 64)
-	return slowResult(f, err)
+	f, st = slowResult(strconv.ParseFloat(unsafe.String(&tok[0], len(tok)), 64))
+	return f, i, st
 }
 
 var negZero = func() float64 { z := 0.0; return -z }()

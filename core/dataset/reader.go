@@ -40,6 +40,8 @@ type Reader struct {
 	catKeys [][]string           // per output column, sorted keys for messages
 	colOf   map[string]int       // header name -> file column
 	hline   int                  // line of the header
+	fastOut []int                // per file column: output column, -1 skipped, -2 mapped
+	fast    bool                 // fastRow may be used
 
 	fields [][]byte
 	flines []int // line where each field starts
@@ -54,12 +56,18 @@ type Reader struct {
 // given) and returns a Reader positioned at the first data row. Errors are
 // *ParseError values wrapping one of the package's sentinel errors.
 func NewReader(src io.Reader, opts Options) (*Reader, error) {
-	return newReader(src, opts, 0)
+	return newReader(src, opts, tuning{})
 }
 
-// newReader is NewReader with a given initial buffer size (0: default), so
-// that tests can put buffer boundaries anywhere.
-func newReader(src io.Reader, opts Options, bufSize int) (*Reader, error) {
+// tuning lets tests put buffer boundaries anywhere and compare the fast path
+// with the general one.
+type tuning struct {
+	bufSize int  // initial buffer size (0: default)
+	noFast  bool // never use fastRow
+}
+
+func newReader(src io.Reader, opts Options, tu tuning) (*Reader, error) {
+	bufSize := tu.bufSize
 	if err := opts.validate(); err != nil {
 		return nil, &ParseError{Err: err}
 	}
@@ -126,6 +134,7 @@ func newReader(src io.Reader, opts Options, bufSize int) (*Reader, error) {
 	if err := r.setHeader(); err != nil {
 		return nil, err
 	}
+	r.fast = r.fast && !tu.noFast
 	return r, nil
 }
 
@@ -189,7 +198,85 @@ func (r *Reader) setHeader() error {
 		}
 	}
 	r.row = make([]float64, len(r.names))
+	r.fastOut = make([]int, len(r.header))
+	for j := range r.fastOut {
+		r.fastOut[j] = -1
+	}
+	for k, fc := range r.fileCol {
+		r.fastOut[fc] = k
+		if r.cats[k] != nil {
+			r.fastOut[fc] = -2
+		}
+	}
+	// With a decimal comma and a comma delimiter, "1,5" is two fields to the
+	// tokenizer but one number to scanNumber.
+	r.fast = !(r.opts.DecimalComma && r.delim == ',')
 	return nil
+}
+
+// fastRow parses the record at r.pos if it is the common case: plain numbers
+// without quotes or padding, the right number of fields, whole in the buffer
+// and ended by a line end. It then stores the values in r.row, consumes the
+// record and returns true. Otherwise it returns false having consumed
+// nothing, and the general path (tryRecord, slowCell) handles the record
+// with full error reporting; that happens for blank lines, quotes, spaces,
+// missing values, text, mapped columns, errors and once per buffer refill.
+// It accepts exactly what the general path would accept with the same
+// values.
+func (r *Reader) fastRow() bool {
+	buf := r.buf[:r.end]
+	end := len(buf)
+	i := r.pos
+	delim := r.delim
+	dc := r.opts.DecimalComma
+	row := r.row
+	out := r.fastOut
+	sp := &r.special
+	last := len(out) - 1
+	for fc, k := range out {
+		if k >= 0 {
+			v, j, st := scanNumber(buf, i, dc)
+			if st != numOK {
+				return false
+			}
+			row[k] = v
+			i = j
+		} else if k == -1 {
+			j := i
+			for j < end && !sp[buf[j]] {
+				j++
+			}
+			i = j
+		} else {
+			return false
+		}
+		if i >= end {
+			return false
+		}
+		c := buf[i]
+		if c == delim && fc < last {
+			i++
+			continue
+		}
+		if fc == last {
+			if c == '\n' {
+				i++
+				break
+			}
+			if c == '\r' && i+1 < end {
+				i++
+				if buf[i] == '\n' {
+					i++
+				}
+				break
+			}
+		}
+		return false
+	}
+	r.rowLine = r.line
+	r.pos = i
+	r.line++
+	return true
 }
 
 // Names returns the names of the loaded columns, in output order. The slice
@@ -222,6 +309,10 @@ func (r *Reader) Next() ([]float64, error) {
 		return nil, r.err
 	}
 	for {
+		if r.fast && r.fastRow() {
+			r.rows++
+			return r.row, nil
+		}
 		if err := r.nextRecord(); err != nil {
 			r.err = err
 			return nil, err
