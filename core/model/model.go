@@ -6,6 +6,13 @@
 // Notation: ℓ_i(θ) = F · log p(x_i | θ) is the tempered log-likelihood of row
 // i (F = Spec.Temper, 1 by default), and the target is
 // π(θ) ∝ p(θ) · Π_i exp(ℓ_i(θ)).
+//
+// Models (built from a JSON-serializable Spec and a dataset.Table by Build;
+// Models lists them with their options): Logistic, Linear and Poisson
+// regression with N(0, s²) priors; the DP-HMC paper's GaussianMean (known
+// covariance) and Banana; the Welling–Teh GMM. Per-row log-likelihoods are
+// normalized log densities (times F); log priors are normalized too. Built
+// models are immutable and safe for concurrent use.
 package model
 
 // Model is one posterior. Implementations must not allocate in LogLik,
