@@ -244,6 +244,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if encoding != "" {
 		hdr.Set("Content-Encoding", encoding)
+		// ServeContent leaves out Content-Length when an encoding is set
+		// (it cannot know the encoded size); ours is the file's size. Ranges
+		// of a compressed variant are not worth supporting: send it whole.
+		hdr.Set("Content-Length", strconv.FormatInt(st.Size(), 10))
+		r2 := *r
+		r2.Header = r.Header.Clone()
+		r2.Header.Del("Range")
+		r2.Header.Del("If-Range")
+		r = &r2
 	}
 	if etag, err := h.etag(served, st, rs); err == nil {
 		hdr.Set("ETag", etag)

@@ -312,3 +312,21 @@ func TestNilFS(t *testing.T) {
 		t.Fatal("New with nil FS: no error")
 	}
 }
+
+func TestPrecompressedLengthAndRange(t *testing.T) {
+	h := newTest(t, Config{})
+	js := "/js/main." + hash + ".js"
+	rec := get(h, http.MethodGet, js, "Accept-Encoding", "br", "Range", "bytes=0-1")
+	if rec.Code != http.StatusOK || rec.Body.String() != "br-main" || rec.Header().Get("Content-Length") != "7" {
+		t.Errorf("br with Range: %d %q Content-Length %q; want 200, whole variant, 7",
+			rec.Code, rec.Body.String(), rec.Header().Get("Content-Length"))
+	}
+	rec = get(h, http.MethodHead, js, "Accept-Encoding", "gzip")
+	if rec.Header().Get("Content-Length") != "7" || rec.Header().Get("Content-Encoding") != "gzip" {
+		t.Errorf("HEAD gzip: headers %v", rec.Header())
+	}
+	rec = get(h, http.MethodGet, js, "Range", "bytes=0-5")
+	if rec.Code != http.StatusPartialContent || rec.Body.String() != "export" {
+		t.Errorf("identity Range: %d %q", rec.Code, rec.Body.String())
+	}
+}

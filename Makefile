@@ -1,0 +1,82 @@
+# dpmcmc build, serve and test entry points.
+#
+#   make build       wasm engine + site (build/site/) + CLI (bin/dpmcmc)
+#   make serve       build, then serve the app on http://127.0.0.1:8080/ (ADDR=...)
+#   make test        lint, native Go tests, wasm tests, browser end-to-end tests
+#   make fuzz-quick  every Fuzz target for FUZZTIME (default 10s) each
+#   make bench       all benchmarks
+#   make lint        gofmt and go vet
+#
+# `make test` installs what it needs on a fresh machine (Chromium from apt,
+# playwright-core with npm ci): see e2e/deps.sh.
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := build
+
+GO ?= go
+# Computed once per make run, so the wasm, the site and the CLI agree.
+ifeq ($(origin VERSION),undefined)
+VERSION := $(shell ./build.sh --print-version)
+endif
+export VERSION
+LDFLAGS := -s -w -X main.Version=$(VERSION)
+ADDR ?= 127.0.0.1:8080
+FUZZTIME ?= 10s
+GO_TEST_PKGS ?= ./...
+# Packages whose tests also run compiled to wasm under Node.
+WASM_TEST_PKGS ?= ./wasm/...
+GOROOT_WASM := $(shell $(GO) env GOROOT)/lib/wasm
+
+.PHONY: build site cli serve test test-go test-wasm test-e2e deps fuzz-quick bench lint clean
+
+build: site cli
+
+site:
+	./build.sh
+
+cli:
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/dpmcmc ./cmd/dpmcmc
+
+serve: build
+	bin/dpmcmc serve --addr $(ADDR) --dir build/site
+
+test: lint test-go test-wasm test-e2e
+
+test-go:
+	$(GO) test $(GO_TEST_PKGS)
+
+test-wasm:
+	PATH="$$PATH:$(GOROOT_WASM)" GOOS=js GOARCH=wasm $(GO) test $(WASM_TEST_PKGS)
+
+deps:
+	e2e/deps.sh
+
+test-e2e: deps build
+	node --test e2e/
+
+# Runs each `func FuzzXxx` found in a _test.go file briefly. Add fuzz
+# targets next to their package; nothing to register here.
+fuzz-quick:
+	@found=0; \
+	while IFS= read -r f; do \
+		dir=$$(dirname "$$f"); \
+		for name in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$$f"); do \
+			found=1; \
+			echo "fuzz ./$$dir $$name ($(FUZZTIME))"; \
+			$(GO) test -run='^$$' -fuzz="^$$name\$$" -fuzztime=$(FUZZTIME) "./$$dir"; \
+		done; \
+	done < <(git ls-files --cached --others --exclude-standard -- '*_test.go'); \
+	if [[ $$found == 0 ]]; then echo "fuzz-quick: no Fuzz targets yet"; fi
+
+bench:
+	$(GO) test -bench . -benchmem -run '^$$' ./...
+
+lint:
+	@unformatted=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard -- '*.go')); \
+	if [[ -n $$unformatted ]]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
+
+clean:
+	rm -rf bin build

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# e2e/deps.sh: install what the end-to-end tests need on a fresh machine:
+# Debian's Chromium (/usr/bin/chromium) and, with npm ci, playwright-core
+# from package-lock.json. Never `npx playwright install`: browser downloads
+# are not reachable here; playwright-core drives the Debian build.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+
+if [[ ! -x $CHROMIUM ]]; then
+	sudo=()
+	if [[ $(id -u) -ne 0 ]]; then
+		sudo=(sudo -n)
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	echo "e2e/deps.sh: installing chromium with apt-get"
+	"${sudo[@]}" apt-get update -q
+	if ! "${sudo[@]}" apt-get install -y -q chromium; then
+		# Seen once: a dpkg archive error that a fix-up run cures.
+		echo "e2e/deps.sh: apt-get install failed; retrying after apt-get -f install" >&2
+		"${sudo[@]}" apt-get -f install -y -q
+		"${sudo[@]}" apt-get install -y -q chromium
+	fi
+fi
+"$CHROMIUM" --version 2>/dev/null || true # (Debian's wrapper script prints noise on stderr)
+
+# npm ci only when node_modules is missing or older than the lock file.
+stamp=node_modules/.package-lock.json
+if [[ ! -f $stamp || package-lock.json -nt $stamp || ! -d node_modules/playwright-core ]]; then
+	echo "e2e/deps.sh: npm ci"
+	npm ci --no-audit --no-fund
+fi
