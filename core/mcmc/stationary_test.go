@@ -168,10 +168,10 @@ var stationaryCases = []stationaryCase{
 		return NewHMC(m, HMCConfig{Step: 0.06, Steps: 5, Jitter: JitterConfig{Kind: "halton", Width: 0.3}})
 	}, 500, 40000},
 	{"tunamh-chi", func(m *gaussMean) (Kernel, error) {
-		return NewTunaMH(m, TunaMHConfig{Step: 0.05, Chi: 0.05, Box: tunaBox(m, 0.6)})
+		return NewTunaMH(m, TunaMHConfig{Step: 0.05, Chi: 0.01, Box: tunaBox(m, 0.6)})
 	}, 1000, 60000},
 	{"tunamh-lambda", func(m *gaussMean) (Kernel, error) {
-		return NewTunaMH(m, TunaMHConfig{Step: 0.05, Lambda: 100, Box: tunaBox(m, 0.6)})
+		return NewTunaMH(m, TunaMHConfig{Step: 0.05, Lambda: 30, Box: tunaBox(m, 0.6)})
 	}, 1000, 60000},
 }
 
