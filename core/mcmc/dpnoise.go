@@ -1,0 +1,395 @@
+package mcmc
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/dpmcmc/dpmcmc/core/model"
+	"github.com/dpmcmc/dpmcmc/core/privacy"
+)
+
+// Shared machinery of the DP kernels (dp_penalty.go, dp_hmc.go, dp_mala.go,
+// ops.go): the neighbouring relation, Gaussian noise from the private stream,
+// grid snapping of released floats, clipped sums that cannot exceed their
+// bound through rounding, and the per-iteration privacy cost each kernel
+// reports to the accountant.
+//
+// # Grid snapping (DESIGN.md privacy rule 4)
+//
+// A noisy float y = f(X) + Z that is released, or that drives a released
+// value, is put on the grid h·Z with h = 2^(⌊log₂ σ⌋ − k) (σ the noise std,
+// k = GridBits, default 20), so h ≤ σ·2^−k. Its low-order bits then carry
+// no information about f(X) beyond what the grid point carries (the
+// least-significant-bit attack on floating-point Gaussian noise, Mironov
+// 2012, does not apply). The accounting treats the snapped release as a
+// Gaussian mechanism whose L2 sensitivity is inflated by the grid step per
+// coordinate: Δ' = Δ + h·√m for an m-vector, so that
+//
+//	μ' = Δ'/σ ≤ Δ/σ + √m·2^−k.
+//
+// Every kernel's PrivacyParams reports μ' (and the nominal Δ/σ alongside), so
+// an accountant that uses PrivacyParams is never optimistic by the grid. The
+// price in accuracy is negligible: snapping moves the released value by at
+// most h/2 ≤ σ·2^−(k+1), a relative 5e-7 of the noise std at the default.
+//
+// # Clipped sums (rule 4, "sums of clipped terms must not exceed their bound")
+//
+// The sensitivity of a clipped sum Σᵢ clip_C(tᵢ) is 2C (replace-one) or C
+// (add/remove) in exact arithmetic. In floating point the sum's rounding
+// error depends on all rows, so fl(S(X)) − fl(S(X')) could exceed 2C. The
+// kernels therefore sum exactly: every clipped term is rounded to an integer
+// multiple of a power-of-two quantum q = 2^(e−b) with C < 2^e and
+// b = min(52, 61 − bitlen(n)), clamped so that |kᵢq| ≤ C', and the integers
+// kᵢ are added in int64 (no overflow: n·2^b < 2^61). The only rounding left
+// is the final conversion float64(Σkᵢ)·q, whose error is at most
+// u·|S| ≤ u·n·C (u = 2^−53). Terms are clipped to C' = C·(1 − κ) with
+// κ = 2(n+1)u (scalars) so that |S(X) − S(X')| ≤ 2C' + 2u·n·C ≤ 2C holds for
+// the computed values. For vectors (per-row gradients clipped in L2 to G),
+// κ = 2(d+4)u + √d·2^−b + 2√d(n+1)u also covers the rounding of the norm and
+// of the rescaling and the per-coordinate quantization (L2 ≤ √d·q/2), see
+// clipVec. The quantization error of the sum (≤ n·q/2 ≤ n·C·2^−(b+1)) only
+// changes the statistic being released, not its sensitivity.
+
+// DefaultGridBits is the default k of the release grid 2^(⌊log₂ σ⌋ − k).
+const DefaultGridBits = 20
+
+const unitRoundoff = 0x1p-53
+
+// parseRelation maps the config string to the relation ("" = replace).
+func parseRelation(s string) (privacy.Relation, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "replace", "replace-one", "substitute":
+		return privacy.Replace, nil
+	case "add-remove", "add/remove", "addremove":
+		return privacy.AddRemove, nil
+	}
+	return 0, fmt.Errorf("mcmc: unknown neighbouring relation %q (want replace or add-remove)", s)
+}
+
+// snapToGrid returns x rounded to the nearest multiple of gridStep (a power
+// of two, so x/gridStep and the product are exact). gridStep ≤ 0 returns x
+// unchanged (noise switched off in tests). See the package notes above: the
+// accountant inflates the sensitivity of every snapped release by gridStep
+// per coordinate.
+func snapToGrid(x, gridStep float64) float64 {
+	if !(gridStep > 0) {
+		return x
+	}
+	return math.Round(x/gridStep) * gridStep
+}
+
+// gridFor returns the grid step 2^(⌊log₂ std⌋ − bits) ≤ std·2^−bits for a
+// release with noise std std (0 when std is 0 or not finite).
+func gridFor(std float64, bits int) float64 {
+	if !(std > 0) || math.IsInf(std, 1) {
+		return 0
+	}
+	_, e := math.Frexp(std) // std = f·2^e, f ∈ [0.5, 1): ⌊log₂ std⌋ = e − 1
+	return math.Ldexp(1, e-1-bits)
+}
+
+// gridBits validates GridBits (0 = default).
+func gridBits(b int) (int, error) {
+	if b == 0 {
+		return DefaultGridBits, nil
+	}
+	if b < 4 || b > 40 {
+		return 0, fmt.Errorf("mcmc: grid_bits = %d must be in [4, 40]", b)
+	}
+	return b, nil
+}
+
+// quantBits is b of the exact clipped sums for n rows: n·2^b < 2^61.
+func quantBits(n int) int {
+	b := 61 - bits.Len(uint(n))
+	return min(b, 52)
+}
+
+// clipper computes exact clipped sums for a fixed number of rows.
+type clipper struct {
+	n     int
+	qbits int
+	kapS  float64 // κ for scalar terms
+	kapV  float64 // κ for L2-clipped d-vectors
+}
+
+func newClipper(n, d int) clipper {
+	b := quantBits(n)
+	u := unitRoundoff
+	nf := float64(n)
+	sd := math.Sqrt(float64(d))
+	return clipper{
+		n: n, qbits: b,
+		kapS: 2 * (nf + 1) * u,
+		kapV: 2*(float64(d)+4)*u + sd*math.Ldexp(1, -b) + 2*sd*(nf+1)*u,
+	}
+}
+
+// quantum returns the quantum q = 2^(e−b) for terms bounded by c < 2^e and
+// the integer bound K = ⌊c/q⌋.
+func (cl *clipper) quantum(c float64) (q float64, kmax int64) {
+	_, e := math.Frexp(c) // c < 2^e
+	q = math.Ldexp(1, e-cl.qbits)
+	return q, int64(c / q) // c/q < 2^b is exact; truncation is ⌊·⌋
+}
+
+// sumDiff returns Σᵢ clip_{c'}(a[i] − b[i]) computed exactly (see the notes
+// above) with c' = c·(1 − κ), and the number of clipped terms. NaN terms
+// count as clipped and contribute −c' (a deterministic per-row value, so the
+// sensitivity bound still holds).
+func (cl *clipper) sumDiff(a, b []float64, c float64) (sum float64, clipped int) {
+	cp := c * (1 - cl.kapS)
+	q, kmax := cl.quantum(cp)
+	inv := 1 / q // exact: q is a power of two
+	var acc int64
+	b = b[:len(a)]
+	for i, ai := range a {
+		t := ai - b[i]
+		var k int64
+		switch {
+		case t > cp:
+			k, clipped = kmax, clipped+1
+		case t >= -cp:
+			k = int64(math.Round(t * inv))
+			if k > kmax {
+				k = kmax
+			} else if k < -kmax {
+				k = -kmax
+			}
+		default: // t < −c' or NaN
+			k, clipped = -kmax, clipped+1
+		}
+		acc += k
+	}
+	return float64(acc) * q, clipped
+}
+
+// gradSum accumulates per-row gradients clipped in L2 norm to G' = G(1 − κ)
+// exactly (int64 per coordinate). Scratch is allocated once.
+type gradSum struct {
+	cl   clipper
+	acc  []int64
+	row  []float64
+	g    float64 // G
+	q    float64
+	kmax int64
+	gp   float64 // G'
+}
+
+func newGradSum(n, d int, g float64) gradSum {
+	cl := newClipper(n, d)
+	gs := gradSum{cl: cl, acc: make([]int64, d), row: make([]float64, d), g: g}
+	gs.gp = g * (1 - cl.kapV)
+	gs.q, gs.kmax = cl.quantum(gs.gp)
+	return gs
+}
+
+// eval writes Σᵢ clip_G(∇ℓᵢ(θ)) into out and returns the number of clipped
+// rows. A row whose gradient is not finite contributes 0 and counts as
+// clipped.
+func (gs *gradSum) eval(m model.Model, theta, out []float64) (clipped int) {
+	clear(gs.acc)
+	inv := 1 / gs.q
+	row := gs.row
+	n := gs.cl.n
+	for i := 0; i < n; i++ {
+		m.GradLogLikRow(theta, i, row)
+		s2 := 0.0
+		for _, v := range row {
+			s2 += v * v
+		}
+		scale := inv
+		if !(s2 <= gs.gp*gs.gp) { // also NaN / Inf
+			nrm := math.Sqrt(s2)
+			clipped++
+			if !finite(nrm) {
+				continue
+			}
+			scale = gs.gp / nrm * inv
+		}
+		for j, v := range row {
+			k := int64(math.Round(v * scale))
+			if k > gs.kmax {
+				k = gs.kmax
+			} else if k < -gs.kmax {
+				k = -gs.kmax
+			}
+			gs.acc[j] += k
+		}
+	}
+	for j, a := range gs.acc {
+		out[j] = float64(a) * gs.q
+	}
+	return clipped
+}
+
+// addNoise adds N(0, std²) noise from the private stream to every
+// coordinate of v and snaps the result to the grid of std. std = 0 (noise
+// switched off) leaves v unchanged.
+func addNoise(noise *rand.Rand, v []float64, std float64, bits int) {
+	if std == 0 {
+		return
+	}
+	h := gridFor(std, bits)
+	for j := range v {
+		v[j] = snapToGrid(v[j]+std*noise.NormFloat64(), h)
+	}
+}
+
+// noisyScalar returns snap(x + N(0, std²)) from the private stream.
+func noisyScalar(noise *rand.Rand, x, std float64, bits int) float64 {
+	if std == 0 {
+		return x
+	}
+	return snapToGrid(x+std*noise.NormFloat64(), gridFor(std, bits))
+}
+
+// inBox reports whether θ lies in the box (nil box: always).
+func inBox(theta []float64, box []model.Interval) bool {
+	for j, iv := range box {
+		if !(theta[j] >= iv.Lo && theta[j] <= iv.Hi) {
+			return false
+		}
+	}
+	return true
+}
+
+func checkBoxCfg(box []model.Interval, d int) ([]model.Interval, error) {
+	if box == nil {
+		return nil, nil
+	}
+	if len(box) != d {
+		return nil, fmt.Errorf("mcmc: box has %d intervals, want %d", len(box), d)
+	}
+	for j, iv := range box {
+		if !(iv.Lo < iv.Hi) || math.IsNaN(iv.Lo) || math.IsNaN(iv.Hi) {
+			return nil, fmt.Errorf("mcmc: box[%d] = [%v, %v] is empty or invalid", j, iv.Lo, iv.Hi)
+		}
+	}
+	return append([]model.Interval(nil), box...), nil
+}
+
+func checkPositive(name string, v float64) error {
+	if !(v > 0) || math.IsInf(v, 1) {
+		return fmt.Errorf("mcmc: %s = %v must be positive and finite", name, v)
+	}
+	return nil
+}
+
+// publicN returns the public n: cfg value or the model's rows.
+func publicN(cfgN, rows int) (int, error) {
+	if cfgN == 0 {
+		cfgN = rows
+	}
+	if cfgN < 1 {
+		return 0, fmt.Errorf("mcmc: public n = %d must be at least 1", cfgN)
+	}
+	return cfgN, nil
+}
+
+// GaussianRelease is one kind of Gaussian mechanism a DP kernel runs every
+// iteration.
+type GaussianRelease struct {
+	// What is released ("log-likelihood ratio", "gradient", "proposal").
+	What string `json:"what"`
+	// Count is the number of such releases per iteration.
+	Count int `json:"count"`
+	// Mu is the Gaussian-DP μ = sensitivity/std of one release for the
+	// kernel's relation, with the sensitivity inflated by the release grid
+	// (see dpnoise.go). Use this one.
+	Mu float64 `json:"mu"`
+	// NominalMu is μ without the grid inflation: the value the formulas of
+	// core/privacy (PenaltyStepMu, HMCStepMu, MALAStepMu) give.
+	NominalMu float64 `json:"nominal_mu"`
+}
+
+// PrivacyCost is what one iteration of a DP kernel spends. Every iteration
+// spends it, warmup included, whatever the outcome (a proposal rejected
+// without touching the data spends less; the accounting does not use that).
+type PrivacyCost struct {
+	Relation privacy.Relation `json:"-"`
+	// Gaussian lists the Gaussian mechanisms of one iteration.
+	Gaussian []GaussianRelease `json:"gaussian,omitempty"`
+	// PureEpsilon is the pure ε of one iteration (OPS), 0 otherwise.
+	PureEpsilon float64 `json:"pure_epsilon,omitempty"`
+}
+
+// StepMu is the GDP μ of one iteration: √(Σ count·μ²) (tight composition,
+// dp-hmc.txt Thm 2.4). It is 0 for a kernel without Gaussian releases.
+func (c PrivacyCost) StepMu() float64 {
+	s := 0.0
+	for _, g := range c.Gaussian {
+		s += float64(g.Count) * g.Mu * g.Mu
+	}
+	return math.Sqrt(s)
+}
+
+// Events returns the privacy events of iters iterations (all chains), ready
+// for privacy.Ledger.Add: each Gaussian release as a GaussianEvent with
+// Sensitivity = μ and Std = 1, and OPS draws as PureDPEvents.
+func (c PrivacyCost) Events(iters int) []privacy.Event {
+	var ev []privacy.Event
+	for _, g := range c.Gaussian {
+		ev = append(ev, privacy.Event{Kind: privacy.GaussianEvent, Sensitivity: g.Mu, Std: 1, Count: g.Count * iters})
+	}
+	if c.PureEpsilon > 0 {
+		ev = append(ev, privacy.Event{Kind: privacy.PureDPEvent, Epsilon: c.PureEpsilon, Count: iters})
+	}
+	return ev
+}
+
+// gridInflation is the grid's contribution √m·2^−k to μ of an m-vector.
+func gridInflation(m, bits int) float64 {
+	return math.Sqrt(float64(m)) * math.Ldexp(1, -bits)
+}
+
+// dpAdapt is dual averaging on the released accept bit (Info.Accepted),
+// the only adaptation a DP kernel may do (kernel.go, Adaptive). maxStep > 0
+// caps the step (DP-MALA, whose per-iteration cost grows with the step).
+type dpAdapt struct {
+	da       *DualAveraging
+	adapting bool
+	maxStep  float64
+}
+
+func newDPAdapt(on bool, step, target, maxStep float64) (dpAdapt, error) {
+	if err := checkTarget(target); err != nil {
+		return dpAdapt{}, err
+	}
+	a := dpAdapt{adapting: on, maxStep: maxStep}
+	if on {
+		a.da = NewDualAveraging(step, target)
+	}
+	return a, nil
+}
+
+// update returns the next step after an iteration with the given accept bit.
+func (a *dpAdapt) update(step float64, accepted bool) float64 {
+	if !a.adapting {
+		return step
+	}
+	x := 0.0
+	if accepted {
+		x = 1
+	}
+	return a.cap(a.da.Update(x))
+}
+
+// final ends warmup and returns the frozen step.
+func (a *dpAdapt) final(step float64) float64 {
+	if !a.adapting {
+		return step
+	}
+	a.adapting = false
+	return a.cap(a.da.Final())
+}
+
+func (a *dpAdapt) cap(s float64) float64 {
+	if a.maxStep > 0 && s > a.maxStep {
+		return a.maxStep
+	}
+	return s
+}
