@@ -57,16 +57,16 @@ type DPHMC struct {
 	gs     gradSum
 	sqrtN  float64
 
-	invM, sqrtM     []float64
-	theta, thNew    []float64
-	gCur, gNew      []float64 // clipped gradient sums (noiseless) at θ and at the trajectory's point
-	gNoisy, gPrior  []float64 // scratch
-	p               []float64
-	llCur, llProp   []float64
-	lpCur           float64
-	ready           bool
-	ad              dpAdapt
-	noiseScale      float64 // 1 (tests only)
+	invM, sqrtM    []float64
+	theta, thNew   []float64
+	gCur, gNew     []float64 // clipped gradient sums (noiseless) at θ and at the trajectory's point
+	gNoisy, gPrior []float64 // scratch
+	p              []float64
+	llCur, llProp  []float64
+	lpCur          float64
+	ready          bool
+	ad             dpAdapt
+	noiseScale     float64 // 1 (tests only)
 }
 
 // DPHMCConfig configures DP-HMC.

@@ -29,7 +29,9 @@ import (
 //
 //   - Lemma 2: D(θ) has L2 sensitivity ½σ_p²·c_g, c_g = f·G, and noise std
 //     √a·σ_p, so μ_g = σ_p·c_g/(2√a) (privacy.MALAStepMu's first term).
+//
 //   - S has sensitivity f·c (as in DP penalty).
+//
 //   - Q (the derivation after Theorem 10, redone for D with the prior's
 //     gradient): write D = A + ½σ_p²c_x with A the shared rows' part and
 //     c_x the differing row's clipped gradient (‖c_x‖ ≤ G). The cross term
@@ -38,8 +40,10 @@ import (
 //     using ‖A‖ ≤ ½σ_p²(n_s·G + ‖∇log p(θ)‖). Hence
 //
 //     c_l(θ, θ') = f·c + f·G‖u‖/a
-//     + σ_p²G·(4f·n_s·G + 2f(‖∇log p(θ)‖ + ‖∇log p(θ')‖) + 2G)/(8a)
-//     + (rounding allowance, below),
+//
+//   - σ_p²G·(4f·n_s·G + 2f(‖∇log p(θ)‖ + ‖∇log p(θ')‖) + 2G)/(8a)
+//
+//   - (rounding allowance, below),
 //
 //     which is symmetric in (θ, θ') as the penalty method requires and
 //     depends on public quantities only. For replace-one it equals the
@@ -49,6 +53,7 @@ import (
 //     floating-point error of computing Q on either dataset:
 //     2·(4(d+4) + 2√d·n)·u·[(‖u‖ + B_θ)² + (‖u‖ + B_θ')²]/(2aσ_p²) with
 //     B_θ = ½σ_p²(nG + ‖∇log p(θ)‖) and u = 2^−53.
+//
 //   - Lemma 3: M_l has μ_l = c_l/σ_l = 1/√τ.
 //
 // Per iteration: μ² = μ_g² + μ_l² (privacy.MALAStepMu), plus the grid
