@@ -20,7 +20,8 @@ import (
 //
 //	DPMCMC_BIG=1 go test -run TestBigFile -v ./core/dataset/
 //
-// DPMCMC_BIG_MB sets another size. Peak memory is the process's peak
+// DPMCMC_BIG_MB sets another size (in 10^6 bytes), DPMCMC_BIG_ROWS a row
+// count instead. Peak memory is the process's peak
 // resident set (VmHWM, reset before the load) where /proc is available, and
 // the Go runtime's peak heap otherwise.
 func TestBigFile(t *testing.T) {
@@ -34,6 +35,13 @@ func TestBigFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	rows := mb * 1_000_000 / 84 // about 84 bytes a row at 7 significant digits
+	if s := os.Getenv("DPMCMC_BIG_ROWS"); s != "" {
+		var err error
+		if rows, err = strconv.Atoi(s); err != nil {
+			t.Fatal(err)
+		}
+	}
 	const cols = 10
 	path := filepath.Join(t.TempDir(), "big.csv")
 	f, err := os.Create(path)
@@ -41,8 +49,7 @@ func TestBigFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	// About 92 bytes a row at 7 significant digits.
-	genCSV(w, mb<<20/92, cols, 7, 42)
+	genCSV(w, rows, cols, 7, 42)
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -50,25 +57,36 @@ func TestBigFile(t *testing.T) {
 	fi, _ := os.Stat(path)
 	size := fi.Size()
 
-	t.Run("Load", func(t *testing.T) {
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
+	for _, name := range []string{"Load", "LoadUnknownSize"} {
+		// An io.Reader without Stat hides the size (as a pipe would).
+		wrap := func(f *os.File) io.Reader {
+			if name == "LoadUnknownSize" {
+				return struct{ io.Reader }{f}
+			}
+			return f
 		}
-		defer f.Close()
-		resetPeak()
-		start := time.Now()
-		tab, rep, err := Load(f, Options{})
-		el := time.Since(start)
-		if err != nil {
-			t.Fatal(err)
-		}
-		peak, how := peakMemory()
-		dataBytes := int64(len(tab.Data)) * 8
-		t.Logf("file %.1f MB, %d rows x %d cols: loaded in %v (%.0f MB/s)", float64(size)/1e6, rep.Rows, tab.Cols(), el.Round(time.Millisecond), float64(size)/1e6/el.Seconds())
-		t.Logf("numeric data %.1f MB; peak memory (%s) %.1f MB = %.2f x the data", float64(dataBytes)/1e6, how, float64(peak)/1e6, float64(peak)/float64(dataBytes))
-		runtime.KeepAlive(tab)
-	})
+		t.Run(name, func(t *testing.T) {
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			resetPeak()
+			start, cpu0 := time.Now(), cpuSeconds()
+			tab, rep, err := Load(wrap(f), Options{})
+			el := time.Since(start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			peak, how := peakMemory()
+			dataBytes := int64(len(tab.Data)) * 8
+			cpu := cpuSeconds() - cpu0
+			t.Logf("file %.1f MB, %d rows x %d cols: loaded in %v (%.0f MB/s), CPU time %.2fs (%.0f MB/cpu-s)",
+				float64(size)/1e6, rep.Rows, tab.Cols(), el.Round(time.Millisecond), float64(size)/1e6/el.Seconds(), cpu, float64(size)/1e6/cpu)
+			t.Logf("numeric data %.1f MB; peak memory (%s) %.1f MB = %.2f x the data", float64(dataBytes)/1e6, how, float64(peak)/1e6, float64(peak)/float64(dataBytes))
+			runtime.KeepAlive(tab)
+		})
+	}
 	t.Run("Stream", func(t *testing.T) {
 		f, err := os.Open(path)
 		if err != nil {

@@ -14,36 +14,43 @@ import (
 // the line and column where possible, wrapping one of the package's sentinel
 // errors (errors.Is(err, ErrNotNumeric), ...) or an I/O error of src.
 //
-// The values are stored contiguously (Table.Data); peak memory is about
-// twice the size of the loaded values plus a 1 MiB read buffer. On error the
+// The values are stored contiguously (Table.Data). When the size of src is
+// known (an *os.File, bytes.Reader, strings.Reader, ...), Load estimates the
+// number of rows from the first rows' byte lengths and allocates the table
+// once: peak memory is then about the size of the loaded values plus a few
+// percent and the 1 MiB read buffer. Otherwise it is about twice the values. On error the
 // Table is nil and the report, when not nil, describes what was read.
 func Load(src io.Reader, opts Options) (*Table, *LoadReport, error) {
 	return load(src, opts, tuning{})
 }
 
 func load(src io.Reader, opts Options, tu tuning) (*Table, *LoadReport, error) {
+	size, known := knownSize(src)
 	rd, err := newReader(src, opts, tu)
 	if err != nil {
 		return nil, nil, err
 	}
 	w := len(rd.names)
 	st := store{w: w}
+	headerEnd := rd.consumed()
 	var marks []lineMark
 	prev := math.MinInt
 	for {
-		row, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
+		if err := rd.next(st.slot()); err != nil {
+			if err == io.EOF {
+				break
+			}
 			rep := rd.Report()
 			return nil, &rep, err
 		}
-		st.add(row)
+		st.commit()
 		if rd.rowLine != prev+1 {
 			marks = append(marks, lineMark{row: rd.rows - 1, line: rd.rowLine})
 		}
 		prev = rd.rowLine
+		if known && rd.rows == probeRows {
+			st.reserve(estimateRows(size, headerEnd, rd))
+		}
 	}
 	rep := rd.Report()
 	if rd.rows == 0 {
@@ -63,8 +70,32 @@ func load(src io.Reader, opts Options, tu tuning) (*Table, *LoadReport, error) {
 	return t, &rep, nil
 }
 
-// store accumulates rows in chunks so that growing never copies the data;
-// data() concatenates them once. Peak memory is about twice the data.
+// probeRows is the number of rows after which Load, when it knows the input
+// size, estimates the total number of rows and allocates the table once.
+const probeRows = 4096
+
+// estimateRows extrapolates the number of rows of a file of size bytes from
+// the rows read so far, with a small margin. This uses only the byte length
+// of the lines (a memory-allocation hint, never a statistic of the values).
+func estimateRows(size, headerEnd int64, rd *Reader) int {
+	done := rd.consumed()
+	records := rd.rows + rd.dropped
+	if done <= headerEnd || records == 0 || size <= done {
+		return rd.rows
+	}
+	perRecord := float64(done-headerEnd) / float64(records)
+	keep := float64(rd.rows) / float64(records)
+	more := float64(size-done) / perRecord * keep
+	est := rd.rows + int(more*1.02) + 1024
+	// A value needs at least two bytes ("1,"): never reserve more than that.
+	return min(est, rd.rows+int((size-done)/2/int64(len(rd.names)))+1)
+}
+
+// store accumulates rows. Without a size estimate it uses chunks of growing
+// size, so that growing never copies the data, and data() concatenates them
+// once: peak memory about twice the data. With an estimate (reserve) it
+// fills one array directly: peak about the data plus the estimate's margin;
+// if the estimate is too small the rest goes to chunks as before.
 type store struct {
 	w     int
 	full  [][]float64
@@ -74,24 +105,43 @@ type store struct {
 
 const maxChunk = 1 << 20 // values per chunk (8 MiB)
 
-func (s *store) add(row []float64) {
+// slot returns room for one more row, not yet part of the store.
+func (s *store) slot() []float64 {
 	if len(s.cur)+s.w > cap(s.cur) {
 		if s.cur != nil {
 			s.full = append(s.full, s.cur)
 		}
-		c := max(2*cap(s.cur), 64*s.w)
-		if c > maxChunk {
-			c = max(maxChunk/s.w, 1) * s.w
-		}
+		c := max(min(2*cap(s.cur), maxChunk), 64*s.w)
+		c = max(c/s.w, 1) * s.w
 		s.cur = make([]float64, 0, c)
 	}
-	s.cur = append(s.cur, row...)
+	n := len(s.cur)
+	return s.cur[n : n+s.w : n+s.w]
+}
+
+// commit adds the row written into the last slot.
+func (s *store) commit() {
+	s.cur = s.cur[:len(s.cur)+s.w]
 	s.total += s.w
 }
 
+// reserve moves the rows into one array with room for rows rows in all.
+func (s *store) reserve(rows int) {
+	if rows*s.w <= cap(s.cur) || rows*s.w <= s.total {
+		return
+	}
+	a := make([]float64, 0, rows*s.w)
+	for _, c := range s.full {
+		a = append(a, c...)
+	}
+	a = append(a, s.cur...)
+	s.full, s.cur = nil, a
+}
+
 func (s *store) data() []float64 {
-	if len(s.full) == 0 && len(s.cur) == cap(s.cur) {
-		return s.cur
+	if len(s.full) == 0 && cap(s.cur)-len(s.cur) <= len(s.cur)/8 {
+		// One array, little unused room: keep it (no copy).
+		return s.cur[:len(s.cur):len(s.cur)]
 	}
 	out := make([]float64, s.total)
 	n := 0

@@ -499,3 +499,57 @@ func TestStoreChunks(t *testing.T) {
 		t.Errorf("cap %d, last line %d", cap(tab.Data), tab.Line(149_999))
 	}
 }
+
+// TestStoreEstimates checks the loaded data whether the row-count estimate
+// (made when the input size is known) is right, too small or too large, and
+// without one.
+func TestStoreEstimates(t *testing.T) {
+	mk := func(first, rest string, n1, n2 int) []byte {
+		var b bytes.Buffer
+		b.WriteString("a,b,c\n")
+		for range n1 {
+			b.WriteString(first)
+		}
+		for range n2 {
+			b.WriteString(rest)
+		}
+		return b.Bytes()
+	}
+	for _, c := range []struct {
+		name   string
+		in     []byte
+		n1, n2 int
+		v1, v2 []float64
+	}{
+		{"even", mk("1,2,3\n", "4,5,6\n", 5000, 100_000), 5000, 100_000, []float64{1, 2, 3}, []float64{4, 5, 6}},
+		{"too small", mk("1.000000,2.000000,3.000000\n", "4,5,6\n", 5000, 100_000), 5000, 100_000, []float64{1, 2, 3}, []float64{4, 5, 6}},
+		{"too large", mk("1,2,3\n", "4.000000,5.000000,6.000000\n", 5000, 100_000), 5000, 100_000, []float64{1, 2, 3}, []float64{4, 5, 6}},
+		{"dropped", mk("1,NA,3\n1,2,3\n", "4,5,6\n", 3000, 100_000), 3000, 100_000, []float64{1, 2, 3}, []float64{4, 5, 6}},
+	} {
+		for _, known := range []bool{true, false} {
+			var src io.Reader = bytes.NewReader(c.in)
+			if !known {
+				src = io.MultiReader(src)
+			}
+			tab, _, err := Load(src, Options{Missing: MissingDropRows})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tab.Rows != c.n1+c.n2 || len(tab.Data) != 3*tab.Rows {
+				t.Fatalf("%s: %d rows", c.name, tab.Rows)
+			}
+			for i := range tab.Rows {
+				want := c.v1
+				if i >= c.n1 {
+					want = c.v2
+				}
+				if !slices.Equal(tab.Data[3*i:3*i+3], want) {
+					t.Fatalf("%s (known size %v): row %d = %v", c.name, known, i, tab.Data[3*i:3*i+3])
+				}
+			}
+			if waste := cap(tab.Data) - len(tab.Data); waste > len(tab.Data)/8 {
+				t.Errorf("%s: cap %d for len %d", c.name, cap(tab.Data), len(tab.Data))
+			}
+		}
+	}
+}

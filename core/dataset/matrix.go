@@ -1,10 +1,63 @@
 // Package dataset turns a CSV file into a validated numeric table and applies
 // public per-column bounds.
 //
-// Privacy: nothing in this package computes a statistic of a column (min, max,
-// mean, sd) for use elsewhere. Bounds come from the user (public knowledge),
-// and clipping to them is a per-row operation whose result depends only on the
-// row and the public bounds.
+// # Privacy
+//
+// Everything in a loaded table is private. Nothing in this package computes a
+// statistic of a column (min, max, mean, sd, quantile, range) for use
+// elsewhere, and nothing here may be changed to do so: bounds come from the
+// user as public knowledge (ParseBound, "--bound col=lo:hi"), and clipping to
+// them (Table.ApplyBounds) is a per-value operation whose result depends only
+// on that value and the public bound. The few data-dependent numbers this
+// package does produce (LoadReport.Rows and DroppedRows, ClipCounts, the
+// cells and lines quoted in error messages) are local diagnostics for the
+// user's own screen: they must never be exported, logged to a shared place
+// or fed back into a model, a bound or a tuning rule.
+//
+// # Format
+//
+// Load (or the streaming Reader) accepts:
+//   - a required header line of unique, non-empty column names;
+//   - comma, semicolon or tab delimiters, detected from the first two lines
+//     unless Options.Delimiter is given;
+//   - RFC 4180 quoting: quoted fields may hold delimiters, line ends and
+//     doubled quotes (""); "Excel-style" quoted numbers such as "1.5" are
+//     numbers; a quote inside an unquoted field is an error;
+//   - a UTF-8 byte order mark; LF, CRLF or lone CR line ends; a missing final
+//     line end; blank (or all-space) lines anywhere, which are skipped;
+//   - spaces (and tabs, unless tab is the delimiter) around fields, which are
+//     trimmed, inside quotes too;
+//   - numbers in plain or exponent notation ("12", "-0.5", ".5", "1e-3",
+//     "2.5E+10"), parsed exactly as strconv.ParseFloat would; a decimal comma
+//     ("1,5") only with Options.DecimalComma, and then no '.' in numbers;
+//   - missing values: empty cells and NA, NaN, N/A, null (any case) and ".".
+//     By default a missing value is an error naming its line and column;
+//     Options.Missing = MissingDropRows drops such rows and reports only how
+//     many were dropped;
+//   - text categories only when the user names a mapping
+//     (Options.Categories, e.g. diagnosis M=1, B=0); any other text is an
+//     error naming the column and suggesting such a mapping.
+//
+// Infinities ("Inf", "1e999") are errors. Hex floats and thousands
+// separators are not numbers, and UTF-16 files are rejected with a hint to
+// save them as UTF-8.
+//
+// # Errors
+//
+// Every error is a *ParseError carrying the 1-based file line and field
+// column (and the column's name), and wrapping a sentinel such as
+// ErrNotNumeric or ErrRagged for errors.Is. Table.CellError builds the same
+// kind of error for problems found after loading, such as an outcome outside
+// a model's support.
+//
+// # Performance
+//
+// The parser is hand-written: it works in place on a 1 MiB read buffer,
+// parses plain numbers with an exact fast path (falling back to
+// strconv.ParseFloat without allocating) and stores values contiguously.
+// Memory is bounded: Reader uses about the buffer size whatever the file's
+// length; Load peaks at about the size of the loaded values when the input's
+// size is known (a file) and about twice that otherwise.
 package dataset
 
 import "fmt"

@@ -214,22 +214,21 @@ func (r *Reader) setHeader() error {
 	return nil
 }
 
-// fastRow parses the record at r.pos if it is the common case: plain numbers
+// fastRow parses the record at r.pos, into row, if it is the common case: plain numbers
 // without quotes or padding, the right number of fields, whole in the buffer
-// and ended by a line end. It then stores the values in r.row, consumes the
+// and ended by a line end. It then stores the values in row, consumes the
 // record and returns true. Otherwise it returns false having consumed
 // nothing, and the general path (tryRecord, slowCell) handles the record
 // with full error reporting; that happens for blank lines, quotes, spaces,
 // missing values, text, mapped columns, errors and once per buffer refill.
 // It accepts exactly what the general path would accept with the same
 // values.
-func (r *Reader) fastRow() bool {
+func (r *Reader) fastRow(row []float64) bool {
 	buf := r.buf[:r.end]
 	end := len(buf)
 	i := r.pos
 	delim := r.delim
 	dc := r.opts.DecimalComma
-	row := r.row
 	out := r.fastOut
 	sp := &r.special
 	last := len(out) - 1
@@ -305,24 +304,31 @@ func (r *Reader) Report() LoadReport {
 // Rows with missing values are dropped under MissingDropRows. After an error,
 // Next keeps returning that error.
 func (r *Reader) Next() ([]float64, error) {
+	if err := r.next(r.row); err != nil {
+		return nil, err
+	}
+	return r.row, nil
+}
+
+// next reads the next row into row (len(r.names) values).
+func (r *Reader) next(row []float64) error {
 	if r.err != nil {
-		return nil, r.err
+		return r.err
 	}
 	for {
-		if r.fast && r.fastRow() {
+		if r.fast && r.fastRow(row) {
 			r.rows++
-			return r.row, nil
+			return nil
 		}
 		if err := r.nextRecord(); err != nil {
 			r.err = err
-			return nil, err
+			return err
 		}
 		if len(r.fields) != len(r.header) {
 			r.err = r.raggedError()
-			return nil, r.err
+			return r.err
 		}
 		missing := false
-		row := r.row
 		dc := r.opts.DecimalComma
 		for k, fc := range r.fileCol {
 			tok := r.fields[fc]
@@ -335,7 +341,7 @@ func (r *Reader) Next() ([]float64, error) {
 			v, miss, err := r.slowCell(k, fc, tok)
 			if err != nil {
 				r.err = err
-				return nil, err
+				return err
 			}
 			if miss {
 				missing = true
@@ -349,9 +355,12 @@ func (r *Reader) Next() ([]float64, error) {
 		}
 		r.rows++
 		r.rowLine = r.flines[0]
-		return row, nil
+		return nil
 	}
 }
+
+// consumed returns the number of input bytes parsed so far.
+func (r *Reader) consumed() int64 { return r.bytes - int64(r.end-r.pos) }
 
 // slowCell handles every cell that is not a plain number: missing tokens,
 // category mappings, infinities and errors.
