@@ -18,9 +18,8 @@ type Progress struct {
 	// report, row-major (iterations × dim). It is owned by the callee only
 	// during the call.
 	Draws []float64
-	// Accepted counts accept decisions since the start of the chain. It is a
-	// function of the draws (a rejected proposal repeats the position) for
-	// MH-type kernels, shown locally only.
+	// Accepted counts accept decisions since the start of the chain (local
+	// diagnostic, not exported).
 	Accepted int
 }
 
@@ -40,45 +39,72 @@ type ChainResult struct {
 	Divergent int
 }
 
-// runChain drives kernel k from theta0 for warmup+draws iterations, checking
-// ctx between iterations. It returns the partial result and ctx.Err() when
-// cancelled.
-func runChain(ctx context.Context, k mcmc.Kernel, r rng.Streams, theta0 []float64, c, warmup, draws, every int, progress func(Progress)) (*ChainResult, error) {
+// Chain is one chain advanced in slices, so that a caller without threads
+// (a browser worker) can yield between slices and cancel exactly: the
+// iterations counted are the iterations that ran.
+type Chain struct {
+	k        mcmc.Kernel
+	r        rng.Streams
+	ad       mcmc.Adaptive
+	warmup   int
+	total    int
+	it       int
+	res      *ChainResult
+	ended    bool
+	initDone bool
+}
+
+// NewChain returns chain c (0-based) of the prepared run with noise key key,
+// positioned at its data-independent initial value.
+func (p *Prepared) NewChain(c int, key rng.Key) (*Chain, error) {
+	if c < 0 || c >= p.Config.Chains {
+		return nil, fmt.Errorf("chain %d out of range 1..%d", c+1, p.Config.Chains)
+	}
+	k, err := newKernel(p.Config.Algorithm, p.Model, p.Config.Settings, p.Config)
+	if err != nil {
+		return nil, err
+	}
+	r := rng.ForChain(p.Config.Seed, key, c)
+	theta0 := p.initial(r)
 	if err := k.Init(theta0); err != nil {
 		return nil, fmt.Errorf("chain %d: %w", c+1, err)
 	}
 	dim := len(theta0)
-	total := warmup + draws
-	res := &ChainResult{
+	warmup, draws := p.Config.Warmup, p.Config.Draws
+	ch := &Chain{k: k, r: r, warmup: warmup, total: warmup + draws, res: &ChainResult{
 		Dim:    dim,
 		Warmup: make([]float64, 0, warmup*dim),
 		Draws:  make([]float64, 0, draws*dim),
-	}
-	ad, adaptive := k.(mcmc.Adaptive)
-	if p, ok := k.(mcmc.WarmupPlanner); ok && adaptive {
-		p.PlanWarmup(warmup)
-	}
-	if adaptive && warmup == 0 {
-		ad.EndWarmup()
-	}
-	if every <= 0 {
-		every = 100
-	}
-	buf := make([]float64, 0, every*dim)
-	flush := func(it int) {
-		if progress != nil {
-			progress(Progress{Chain: c, Iteration: it, Total: total, Warmup: warmup, Draws: buf, Accepted: res.Accepted})
+	}}
+	if ad, ok := k.(mcmc.Adaptive); ok {
+		ch.ad = ad
+		if pl, ok := k.(mcmc.WarmupPlanner); ok {
+			pl.PlanWarmup(warmup)
 		}
-		buf = buf[:0]
-	}
-	for it := 0; it < total; it++ {
-		if it%16 == 0 {
-			if err := ctx.Err(); err != nil {
-				flush(it)
-				return res, err
-			}
+		if warmup == 0 {
+			ad.EndWarmup()
 		}
-		info := k.Step(r)
+	}
+	return ch, nil
+}
+
+// Total is the number of iterations planned, warmup included.
+func (ch *Chain) Total() int { return ch.total }
+
+// Done is the number of iterations that ran.
+func (ch *Chain) Done() int { return ch.it }
+
+// Finished reports whether every planned iteration ran.
+func (ch *Chain) Finished() bool { return ch.it >= ch.total }
+
+// Advance runs up to k more iterations and returns the positions they
+// produced (row-major), a view into the result valid until the next call.
+func (ch *Chain) Advance(k int) []float64 {
+	res := ch.res
+	startW, startD := len(res.Warmup), len(res.Draws)
+	inWarmup := ch.it < ch.warmup
+	for n := 0; n < k && ch.it < ch.total; n++ {
+		info := ch.k.Step(ch.r)
 		res.Iterations++
 		if info.Accepted {
 			res.Accepted++
@@ -88,22 +114,61 @@ func runChain(ctx context.Context, k mcmc.Kernel, r rng.Streams, theta0 []float6
 		if info.Divergent {
 			res.Divergent++
 		}
-		pos := k.Position()
-		if it < warmup {
+		pos := ch.k.Position()
+		if ch.it < ch.warmup {
 			res.Warmup = append(res.Warmup, pos...)
-			if adaptive {
-				ad.Adapt(it, info)
-				if it == warmup-1 {
-					ad.EndWarmup()
+			if ch.ad != nil {
+				ch.ad.Adapt(ch.it, info)
+				if ch.it == ch.warmup-1 {
+					ch.ad.EndWarmup()
 				}
 			}
 		} else {
 			res.Draws = append(res.Draws, pos...)
 		}
-		buf = append(buf, pos...)
-		if (it+1)%every == 0 || it+1 == total {
-			flush(it + 1)
+		ch.it++
+	}
+	switch {
+	case inWarmup && len(res.Draws) > startD:
+		// The slice crossed the end of warmup: return both parts.
+		out := make([]float64, 0, len(res.Warmup)-startW+len(res.Draws)-startD)
+		out = append(out, res.Warmup[startW:]...)
+		return append(out, res.Draws[startD:]...)
+	case inWarmup:
+		return res.Warmup[startW:]
+	default:
+		return res.Draws[startD:]
+	}
+}
+
+// Result is what the chain has produced so far.
+func (ch *Chain) Result() *ChainResult { return ch.res }
+
+// runChain drives chain ch to the end in slices of every iterations,
+// checking ctx between slices (and every 16 iterations within none: slices
+// are short). It returns the partial result and ctx.Err() when cancelled.
+func runChain(ctx context.Context, ch *Chain, c, every int, progress func(Progress)) (*ChainResult, error) {
+	if every <= 0 {
+		every = 100
+	}
+	slice := min(every, 16)
+	var buf []float64
+	last := 0
+	for !ch.Finished() {
+		if err := ctx.Err(); err != nil {
+			if progress != nil && len(buf) > 0 {
+				progress(Progress{Chain: c, Iteration: ch.it, Total: ch.total, Warmup: ch.warmup, Draws: buf, Accepted: ch.res.Accepted})
+			}
+			return ch.res, err
+		}
+		buf = append(buf, ch.Advance(slice)...)
+		if ch.it-last >= every || ch.Finished() {
+			if progress != nil {
+				progress(Progress{Chain: c, Iteration: ch.it, Total: ch.total, Warmup: ch.warmup, Draws: buf, Accepted: ch.res.Accepted})
+			}
+			buf = buf[:0]
+			last = ch.it
 		}
 	}
-	return res, nil
+	return ch.res, nil
 }

@@ -12,28 +12,30 @@ type algorithm struct {
 	private bool
 	doc     string
 	build   func(m model.Model, s Settings) (mcmc.Kernel, error)
+	// buildPrivate builds a DP kernel; it also sees the budget.
+	buildPrivate func(m model.Model, s Settings, cfg *Config) (mcmc.Kernel, error)
 }
 
 // algorithms maps the command-line name to its builder. Non-private kernels
 // adapt their step during warmup unless Settings.NoAdapt is set.
 var algorithms = map[string]algorithm{
-	"mh": {false, "random-walk Metropolis–Hastings", func(m model.Model, s Settings) (mcmc.Kernel, error) {
+	"mh": {doc: "random-walk Metropolis–Hastings", build: func(m model.Model, s Settings) (mcmc.Kernel, error) {
 		return mcmc.NewMH(m, mcmc.MHConfig{Step: or(s.Step, 0.1), Adapt: !s.NoAdapt, TargetAccept: s.TargetAccept})
 	}},
-	"barker": {false, "random walk with Barker's acceptance test", func(m model.Model, s Settings) (mcmc.Kernel, error) {
+	"barker": {doc: "random walk with Barker's acceptance test", build: func(m model.Model, s Settings) (mcmc.Kernel, error) {
 		return mcmc.NewBarker(m, mcmc.BarkerConfig{Step: or(s.Step, 0.1)})
 	}},
-	"hmc": {false, "Hamiltonian Monte Carlo (leapfrog, jittered step, warmup adaptation of step and diagonal metric)", func(m model.Model, s Settings) (mcmc.Kernel, error) {
+	"hmc": {doc: "Hamiltonian Monte Carlo (leapfrog, jittered step, warmup adaptation of step and diagonal metric)", build: func(m model.Model, s Settings) (mcmc.Kernel, error) {
 		return mcmc.NewHMC(m, mcmc.HMCConfig{
 			Step: or(s.Step, 0.1), Steps: orInt(s.Leapfrog, 10),
 			Jitter: mcmc.JitterConfig{Kind: orStr(s.Jitter, "uniform")},
 			Adapt:  !s.NoAdapt, AdaptMetric: !s.NoAdapt, TargetAccept: s.TargetAccept,
 		})
 	}},
-	"mala": {false, "Metropolis-adjusted Langevin algorithm", func(m model.Model, s Settings) (mcmc.Kernel, error) {
+	"mala": {doc: "Metropolis-adjusted Langevin algorithm", build: func(m model.Model, s Settings) (mcmc.Kernel, error) {
 		return mcmc.NewMALA(m, mcmc.MALAConfig{Step: or(s.Step, 0.1), Adapt: !s.NoAdapt, TargetAccept: s.TargetAccept})
 	}},
-	"tunamh": {false, "TunaMH, exact minibatch MH (needs public per-row bounds)", func(m model.Model, s Settings) (mcmc.Kernel, error) {
+	"tunamh": {doc: "TunaMH, exact minibatch MH (needs public per-row bounds)", build: func(m model.Model, s Settings) (mcmc.Kernel, error) {
 		return mcmc.NewTunaMH(m, mcmc.TunaMHConfig{Step: or(s.Step, 0.1), Lambda: s.Lambda, Chi: orIfZero(s.Chi, s.Lambda, 1e-5), Box: box(m, s.Box)})
 	}},
 }
@@ -84,10 +86,13 @@ func orStr(v, def string) string {
 	return v
 }
 
-func newKernel(name string, m model.Model, s Settings) (mcmc.Kernel, error) {
+func newKernel(name string, m model.Model, s Settings, cfg *Config) (mcmc.Kernel, error) {
 	a, ok := algorithms[name]
 	if !ok {
 		return nil, fmt.Errorf("unknown algorithm %q", name)
+	}
+	if a.buildPrivate != nil {
+		return a.buildPrivate(m, s, cfg)
 	}
 	return a.build(m, s)
 }

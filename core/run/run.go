@@ -60,7 +60,7 @@ func Prepare(cfg *Config, t *dataset.Table) (*Prepared, error) {
 	if !IsPrivate(cfg.Algorithm) && cfg.Privacy != nil {
 		return nil, fmt.Errorf("algorithm %s is not private: it cannot spend a privacy budget (choose a dp-* algorithm, or run without one)", cfg.Algorithm)
 	}
-	if _, err := newKernel(cfg.Algorithm, m, cfg.Settings); err != nil {
+	if _, err := newKernel(cfg.Algorithm, m, cfg.Settings, cfg); err != nil {
 		return nil, err
 	}
 	return &Prepared{Config: cfg, Model: m, Clipped: clipped}, nil
@@ -86,13 +86,11 @@ func (p *Prepared) initial(r rng.Streams) []float64 {
 // RunChain runs chain c (0-based) with the noise key. The browser runs one
 // chain per Web Worker through this function; Run runs them all.
 func (p *Prepared) RunChain(ctx context.Context, c int, key rng.Key, progress func(Progress)) (*ChainResult, error) {
-	k, err := newKernel(p.Config.Algorithm, p.Model, p.Config.Settings)
+	ch, err := p.NewChain(c, key)
 	if err != nil {
 		return nil, err
 	}
-	r := rng.ForChain(p.Config.Seed, key, c)
-	theta0 := p.initial(r)
-	return runChain(ctx, k, r, theta0, c, p.Config.Warmup, p.Config.Draws, p.Config.ProgressEvery, progress)
+	return runChain(ctx, ch, c, p.Config.ProgressEvery, progress)
 }
 
 // Result is a finished (or cancelled) run.
