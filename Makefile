@@ -41,7 +41,7 @@ cli:
 serve: build
 	bin/dpmcmc serve --addr $(ADDR) --dir build/site
 
-test: lint test-go test-wasm test-e2e
+test: lint test-go test-wasm fuzz-quick test-e2e
 
 test-go:
 	$(GO) test $(GO_TEST_PKGS)
