@@ -3,6 +3,7 @@ package mcmc
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"github.com/dpmcmc/dpmcmc/core/model"
 	"github.com/dpmcmc/dpmcmc/core/privacy"
@@ -14,7 +15,7 @@ import (
 // whose acceptance test is the DP penalty test of the Hamiltonian.
 //
 //	p ~ N(0, M)                                                      (public stream)
-//	η = Step·jitter, jitter from a randomised Halton sequence           (public; §3 before Thm 3.5)
+//	η = Step·u, u ∈ [0, 1) from a randomised Halton sequence            (public; §3 before Thm 3.5)
 //	ĝ(θ) = snap(Σ_i clip_G(∇ℓ_i(θ)) + ξ) + ∇log p(θ),  ξ ~ N(0, σ_g²I)  (fresh ξ at every evaluation)
 //	σ_g = τ_g·√n·Δ_g,  Δ_g = 2G (replace-one) or G (add/remove)
 //	leapfrog, L times:  p ← p + (η/2)ĝ(θ);  θ ← θ + ηM⁻¹p;  p ← p + (η/2)ĝ(θ)
@@ -75,8 +76,11 @@ type DPHMCConfig struct {
 	Step float64 `json:"step"`
 	// Leapfrog is the number of leapfrog steps L.
 	Leapfrog int `json:"leapfrog"`
-	// Jitter randomises η per iteration (default: randomised Halton,
-	// factor in [0.8, 1.2]).
+	// Jitter randomises η per iteration. The default, kind "halton-unit",
+	// is the paper's: η·u with u a randomised base-2 Halton point in [0, 1)
+	// (dp-hmc.txt §3 after Hoffman et al.; the reference code's
+	// halton_sequence), so the mean step is η/2. The kinds of JitterConfig
+	// ("none", "uniform", "halton" with factor 1 ± Width) are accepted too.
 	Jitter JitterConfig `json:"jitter,omitempty"`
 	// InvMetric is the diagonal of M⁻¹ (public); nil means identity.
 	InvMetric []float64 `json:"inv_metric,omitempty"`
@@ -148,11 +152,11 @@ func NewDPHMC(m model.Model, cfg DPHMCConfig) (*DPHMC, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Jitter.Kind == "" {
-		cfg.Jitter.Kind = "halton"
-	}
-	jit, err := NewJitter(cfg.Jitter)
-	if err != nil {
+	var jit StepJitter
+	if cfg.Jitter.Kind == "" || cfg.Jitter.Kind == "halton-unit" {
+		cfg.Jitter.Kind = "halton-unit"
+		jit = &unitHaltonJitter{HaltonJitter{Width: 1}}
+	} else if jit, err = NewJitter(cfg.Jitter); err != nil {
 		return nil, err
 	}
 	if cfg.TargetAccept == 0 {
@@ -184,6 +188,13 @@ func NewDPHMC(m model.Model, cfg DPHMCConfig) (*DPHMC, error) {
 	}
 	return k, nil
 }
+
+// unitHaltonJitter is the DP-HMC paper's jitter: factor u ∈ [0, 1), the
+// randomised Halton point of HaltonJitter (whose factor with Width 1 is 2u).
+type unitHaltonJitter struct{ h HaltonJitter }
+
+// Factor implements StepJitter.
+func (j *unitHaltonJitter) Factor(r *rand.Rand) float64 { return j.h.Factor(r) / 2 }
 
 // SetJitter replaces the step-size jitter (public randomness only).
 func (k *DPHMC) SetJitter(j StepJitter) { k.jitter = j }

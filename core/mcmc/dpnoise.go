@@ -42,7 +42,7 @@ import (
 // error depends on all rows, so fl(S(X)) − fl(S(X')) could exceed 2C. The
 // kernels therefore sum exactly: every clipped term is rounded to an integer
 // multiple of a power-of-two quantum q = 2^(e−b) with C < 2^e and
-// b = min(52, 61 − bitlen(n)), clamped so that |kᵢq| ≤ C', and the integers
+// b = min(50, 61 − bitlen(n)), clamped so that |kᵢq| ≤ C', and the integers
 // kᵢ are added in int64 (no overflow: n·2^b < 2^61). The only rounding left
 // is the final conversion float64(Σkᵢ)·q, whose error is at most
 // u·|S| ≤ u·n·C (u = 2^−53). Terms are clipped to C' = C·(1 − κ) with
@@ -102,10 +102,11 @@ func gridBits(b int) (int, error) {
 	return b, nil
 }
 
-// quantBits is b of the exact clipped sums for n rows: n·2^b < 2^61.
+// quantBits is b of the exact clipped sums for n rows: n·2^b < 2^61, and
+// b ≤ 50 so that every scaled term is below 2^51 (roundInt).
 func quantBits(n int) int {
 	b := 61 - bits.Len(uint(n))
-	return min(b, 52)
+	return min(b, 50)
 }
 
 // clipper computes exact clipped sums for a fixed number of rows.
@@ -153,7 +154,7 @@ func (cl *clipper) sumDiff(a, b []float64, c float64) (sum float64, clipped int)
 		case t > cp:
 			k, clipped = kmax, clipped+1
 		case t >= -cp:
-			k = int64(math.Round(t * inv))
+			k = roundInt(t * inv)
 			if k > kmax {
 				k = kmax
 			} else if k < -kmax {
@@ -193,7 +194,11 @@ func newGradSum(n, d int, g float64) gradSum {
 func (gs *gradSum) eval(m model.Model, theta, out []float64) (clipped int) {
 	clear(gs.acc)
 	inv := 1 / gs.q
+	gpInv := gs.gp * inv
+	gp2 := gs.gp * gs.gp
+	kmax := gs.kmax
 	row := gs.row
+	acc := gs.acc[:len(row)]
 	n := gs.cl.n
 	for i := 0; i < n; i++ {
 		m.GradLogLikRow(theta, i, row)
@@ -202,29 +207,35 @@ func (gs *gradSum) eval(m model.Model, theta, out []float64) (clipped int) {
 			s2 += v * v
 		}
 		scale := inv
-		if !(s2 <= gs.gp*gs.gp) { // also NaN / Inf
-			nrm := math.Sqrt(s2)
+		if !(s2 <= gp2) { // also NaN
 			clipped++
-			if !finite(nrm) {
+			if !(s2 <= math.MaxFloat64) { // NaN or Inf: the row contributes 0
 				continue
 			}
-			scale = gs.gp / nrm * inv
+			scale = gpInv / math.Sqrt(s2)
 		}
 		for j, v := range row {
-			k := int64(math.Round(v * scale))
-			if k > gs.kmax {
-				k = gs.kmax
-			} else if k < -gs.kmax {
-				k = -gs.kmax
+			k := roundInt(v * scale)
+			if k > kmax {
+				k = kmax
+			} else if k < -kmax {
+				k = -kmax
 			}
-			gs.acc[j] += k
+			acc[j] += k
 		}
 	}
-	for j, a := range gs.acc {
+	for j, a := range acc {
 		out[j] = float64(a) * gs.q
 	}
 	return clipped
 }
+
+// roundMagic rounds |x| < 2^51 to the nearest integer (ties to even) by
+// adding and subtracting 1.5·2^52; it is faster than math.Round.
+const roundMagic = 0x1.8p52
+
+// roundInt returns x rounded to the nearest integer for |x| < 2^51.
+func roundInt(x float64) int64 { return int64((x + roundMagic) - roundMagic) }
 
 // addNoise adds N(0, std²) noise from the private stream to every
 // coordinate of v and snaps the result to the grid of std. std = 0 (noise

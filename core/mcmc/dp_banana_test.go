@@ -1,0 +1,84 @@
+package mcmc
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/dpmcmc/dpmcmc/core/dataset"
+	"github.com/dpmcmc/dpmcmc/core/model"
+)
+
+// Banana acceptance anchors (testdata/README "Experiment anchors", from the
+// reference code of dp-hmc.txt): n = 1e5, a = 20, x1 ~ N(θ1, 2000),
+// x2 ~ N(θ2 + 20θ1², 2500), true θ = (0, 3), prior σ0² = 1000; the chains
+// start at the posterior mode, as the paper's do (up to a jitter).
+
+func dpBanana(t testing.TB, n int, seed uint64) (*model.Banana, []float64) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 0xba))
+	x1, x2 := make([]float64, n), make([]float64, n)
+	for i := range x1 {
+		x1[i] = 0 + 44.721359549995796*r.NormFloat64() // sd √2000
+		x2[i] = 3 + 50*r.NormFloat64()                  // θ2 + aθ1² = 3, sd √2500
+	}
+	tab, err := dataset.FromColumns([]string{"x1", "x2"}, [][]float64{x1, x2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.Build(model.Spec{Model: "banana"}, tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := m.(*model.Banana)
+	mu, _ := b.Posterior()
+	mode := make([]float64, 2)
+	b.FromGaussian(mu, mode)
+	return b, mode
+}
+
+func dpAcceptance(t *testing.T, k Kernel, theta0 []float64, seed uint64, iters int) (acc, clipFrac float64) {
+	t.Helper()
+	if err := k.Init(theta0); err != nil {
+		t.Fatal(err)
+	}
+	r := dpStreams(seed)
+	na, clipped, rows := 0, 0, 0
+	for it := 0; it < iters; it++ {
+		info := k.Step(r)
+		if info.Accepted {
+			na++
+		}
+		clipped += info.Clipped
+		rows += info.Rows
+	}
+	return float64(na) / float64(iters), float64(clipped) / float64(max(rows, 1))
+}
+
+func TestDPBananaAcceptance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("n = 1e5")
+	}
+	m, mode := dpBanana(t, 100000, 43247)
+	t.Run("penalty", func(t *testing.T) {
+		k, err := NewDPPenalty(m, DPPenaltyConfig{Step: 0.06, Clip: 0.15, Tau: 0.17})
+		if err != nil {
+			t.Fatal(err)
+		}
+		acc, cf := dpAcceptance(t, k, mode, 1, 2000)
+		t.Logf("dp-penalty acceptance %.3f (anchor 0.45 ± 0.05), clipped fraction %.3f", acc, cf)
+		if acc < 0.40 || acc > 0.50 {
+			t.Errorf("acceptance %.3f, want 0.45 ± 0.05", acc)
+		}
+	})
+	t.Run("hmc", func(t *testing.T) {
+		k, err := NewDPHMC(m, DPHMCConfig{Step: 0.006, Leapfrog: 25, Clip: 0.1, GradClip: 0.05, Tau: 0.1, TauGrad: 0.55})
+		if err != nil {
+			t.Fatal(err)
+		}
+		acc, cf := dpAcceptance(t, k, mode, 2, 200)
+		t.Logf("dp-hmc acceptance %.3f (anchor 0.72 ± 0.05), clipped fraction %.3f", acc, cf)
+		if acc < 0.67 || acc > 0.77 {
+			t.Errorf("acceptance %.3f, want 0.72 ± 0.05", acc)
+		}
+	})
+}
