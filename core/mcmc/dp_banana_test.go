@@ -19,7 +19,7 @@ func dpBanana(t testing.TB, n int, seed uint64) (*model.Banana, []float64) {
 	x1, x2 := make([]float64, n), make([]float64, n)
 	for i := range x1 {
 		x1[i] = 0 + 44.721359549995796*r.NormFloat64() // sd √2000
-		x2[i] = 3 + 50*r.NormFloat64()                  // θ2 + aθ1² = 3, sd √2500
+		x2[i] = 3 + 50*r.NormFloat64()                 // θ2 + aθ1² = 3, sd √2500
 	}
 	tab, err := dataset.FromColumns([]string{"x1", "x2"}, [][]float64{x1, x2})
 	if err != nil {
