@@ -2,7 +2,6 @@ package mcmc
 
 import (
 	"flag"
-	"fmt"
 	"testing"
 )
 
@@ -14,7 +13,9 @@ import (
 //
 // HMC uses L = 10 leapfrog steps. TunaMH uses λ = 0.01·N and a step chosen so
 // that C·M ≈ 0.01·N (C = N·√d, M ≈ step·√d), i.e. E[B] ≈ 0.02·N rows per
-// iteration, each evaluated at θ and θ'.
+// iteration, each evaluated at θ and θ'. Besides ns/op the benchmark reports
+// cpu-ns/op (process CPU time; robust to other load on the machine) and
+// rows/op (Info.Rows).
 
 var bigBench = flag.Bool("mcmc.big", false, "include the 400 MB N=1e6, d=50 benchmark")
 
@@ -61,14 +62,16 @@ func BenchmarkStep(b *testing.B) {
 					r := testStreams(1)
 					rows := 0
 					b.ReportAllocs()
-					b.ResetTimer()
+					cpu0 := processCPUNanos()
 					for b.Loop() {
 						rows += k.Step(r).Rows
+					}
+					if cpu := processCPUNanos() - cpu0; cpu > 0 {
+						b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
 					}
 					b.ReportMetric(float64(rows)/float64(b.N), "rows/op")
 				})
 			}
 		})
 	}
-	_ = fmt.Sprint
 }

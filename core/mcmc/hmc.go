@@ -53,7 +53,7 @@ type HMCConfig struct {
 	// Steps is the number of leapfrog steps L per iteration.
 	Steps int `json:"steps"`
 	// Jitter randomises ε per iteration (default none).
-	Jitter JitterConfig `json:"jitter,omitempty"`
+	Jitter JitterConfig `json:"jitter,omitzero"`
 	// InvMetric is the diagonal of M⁻¹ (public); nil means identity.
 	InvMetric []float64 `json:"inv_metric,omitempty"`
 	// Adapt tunes Step during warmup (non-private runs only).

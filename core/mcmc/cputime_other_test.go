@@ -1,0 +1,5 @@
+//go:build !unix
+
+package mcmc
+
+func processCPUNanos() int64 { return 0 }
