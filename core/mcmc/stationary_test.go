@@ -179,7 +179,6 @@ func TestStationary(t *testing.T) {
 	for _, c := range stationaryCases {
 		t.Run(c.name, func(t *testing.T) {
 			if testing.Short() && c.draws > 50000 {
-				c.warmup, c.draws = c.warmup/4, c.draws/4
 				t.Skip("long chain; run without -short")
 			}
 			runStationary(t, c)
@@ -209,4 +208,25 @@ func TestPosteriorSanity(t *testing.T) {
 		return k.Bound()
 	}()
 	t.Logf("tunamh bound c = %.3f, C = %.1f", c, C)
+}
+
+// TestHMCMetricAdaptation: after Stan-style warmup the diagonal inverse
+// metric estimates the posterior variances.
+func TestHMCMetricAdaptation(t *testing.T) {
+	m := testModel()
+	mean, cov := m.posterior()
+	k, err := NewHMC(m, HMCConfig{Step: 0.05, Steps: 8, Adapt: true, AdaptMetric: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Init(mean); err != nil {
+		t.Fatal(err)
+	}
+	Sample(k, testStreams(3), 1000, 0, nil, nil)
+	for j, v := range k.InvMetric() {
+		if r := v / cov[j*3+j]; r < 0.7 || r > 1.4 {
+			t.Errorf("inv metric[%d] = %.4g, posterior variance %.4g", j, v, cov[j*3+j])
+		}
+	}
+	t.Logf("inv metric %v, step %.3g", k.InvMetric(), k.StepSize())
 }
