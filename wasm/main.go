@@ -3,18 +3,42 @@
 // Command wasm is the browser entry point of dpmcmc (GOOS=js GOARCH=wasm).
 //
 // It only marshals: it installs one object, globalThis.dpmcmc, whose methods
-// convert JavaScript values to Go values, call into core/, and convert the
-// results back. No algorithm lives here.
+// convert JavaScript values to Go values, call the functions of api.go (which
+// call into core/), and convert the results back. No algorithm lives here.
+// Results are JSON strings (parsed by the page) or typed arrays; failures are
+// returned as {"error": {message, line, column, columnName}}, never thrown.
 //
 // Loading protocol (see site/js/wasm.js): the host defines
 // globalThis.__dpmcmcReady as a function before go.run(instance); once the
 // API object is installed, main calls it with the API object and then blocks
 // forever so that the exported functions stay callable. The same protocol
 // works in a page, in a Web Worker and under Node.
+//
+// API (all arguments positional):
+//
+//	version                               the build's version string
+//	selfTest()                            1+…+1000 computed in Go
+//	models(), algorithms()                JSON lists for the controls
+//	recommend(n, d, private)              the default algorithm's name
+//	inspect(bytes, optsJSON)              JSON: columns, types, rows, preview, error
+//	newChain(bytes, configJSON, c)        handle {info, advance(k), done(), total(), free()} or {error}
+//	summary(configJSON, namesJSON, chains) JSON: rows, verdict
+//	exportDraws(configJSON, namesJSON, chains)          tidy draws CSV text or {error}
+//	exportStan(configJSON, namesJSON, chains, c, n, cancelled) Stan CSV text (with the privacy report of a private run) or {error}
+//	plan(configJSON, n)                   JSON plan of a private run (public inputs only) or {error}
+//	report(configJSON, n, itersJSON, cancelled) privacy report JSON or {error}
+//
+// chains is an array of {positions: Float64Array (iterations × dim, warmup
+// first), iterations: number}.
 package main
 
 import (
+	"encoding/binary"
+	"encoding/json"
+	"math"
 	"syscall/js"
+
+	"github.com/dpmcmc/dpmcmc/core/run"
 )
 
 // Version is set at build time with -ldflags "-X main.Version=...".
@@ -35,9 +59,176 @@ func main() {
 func install(global js.Value) js.Value {
 	api := js.Global().Get("Object").New()
 	api.Set("version", Version)
-	api.Set("selfTest", js.FuncOf(func(this js.Value, args []js.Value) any {
-		return selfTestSum()
-	}))
+	fn := func(name string, f func(args []js.Value) any) {
+		api.Set(name, js.FuncOf(func(this js.Value, args []js.Value) any { return f(args) }))
+	}
+	fn("selfTest", func([]js.Value) any { return selfTestSum() })
+	fn("models", func([]js.Value) any { return modelsJSON() })
+	fn("algorithms", func([]js.Value) any { return mustJSON(algorithms()) })
+	fn("recommend", func(a []js.Value) any { return recommend(a[0].Int(), a[1].Int(), a[2].Truthy()) })
+	fn("inspect", func(a []js.Value) any {
+		var o inspectOptions
+		if len(a) > 1 && a[1].Type() == js.TypeString {
+			if err := json.Unmarshal([]byte(a[1].String()), &o); err != nil {
+				return errorJSON(err)
+			}
+		}
+		return mustJSON(inspect(bytesFromJS(a[0]), o))
+	})
+	fn("newChain", func(a []js.Value) any {
+		ch, info, err := newChain(bytesFromJS(a[0]), a[1].String(), a[2].Int())
+		if err != nil {
+			return js.Global().Get("JSON").Call("parse", errorJSON(err))
+		}
+		return chainHandle(ch, info)
+	})
+	fn("summary", func(a []js.Value) any {
+		cfg, names, chains, err := runArgs(a)
+		if err != nil {
+			return errorJSON(err)
+		}
+		s, err := summarize(cfg, names, chains)
+		if err != nil {
+			return errorJSON(err)
+		}
+		return mustJSON(s)
+	})
+	fn("exportDraws", func(a []js.Value) any {
+		cfg, names, chains, err := runArgs(a)
+		if err != nil {
+			return errorJSON(err)
+		}
+		s, err := exportDraws(cfg, names, chains)
+		if err != nil {
+			return errorJSON(err)
+		}
+		return s
+	})
+	fn("exportStan", func(a []js.Value) any {
+		cfg, names, chains, err := runArgs(a)
+		if err != nil {
+			return errorJSON(err)
+		}
+		s, err := exportStan(cfg, names, chains, a[3].Int(), a[4].Int(), a[5].Truthy())
+		if err != nil {
+			return errorJSON(err)
+		}
+		return s
+	})
+	fn("plan", func(a []js.Value) any {
+		cfg, err := run.ParseConfig([]byte(a[0].String()))
+		if err != nil {
+			return errorJSON(err)
+		}
+		p, err := plan(cfg, a[1].Int())
+		if err != nil {
+			return errorJSON(err)
+		}
+		return p
+	})
+	fn("report", func(a []js.Value) any {
+		cfg, err := run.ParseConfig([]byte(a[0].String()))
+		if err != nil {
+			return errorJSON(err)
+		}
+		var its []int
+		if err := json.Unmarshal([]byte(a[2].String()), &its); err != nil {
+			return errorJSON(err)
+		}
+		r, err := reportJSON(cfg, a[1].Int(), its, a[3].Truthy())
+		if err != nil {
+			return errorJSON(err)
+		}
+		return r
+	})
 	global.Set("dpmcmc", api)
 	return api
+}
+
+// chainHandle wraps a chain for a worker: advance(k) runs up to k
+// iterations and returns {draws: Float64Array (JS-owned, transferable),
+// iteration, total, accepted, done}.
+func chainHandle(ch *run.Chain, info chainInfo) js.Value {
+	h := js.Global().Get("Object").New()
+	h.Set("info", js.Global().Get("JSON").Call("parse", mustJSON(info)))
+	var funcs []js.Func
+	add := func(name string, f func(args []js.Value) any) {
+		fn := js.FuncOf(func(this js.Value, args []js.Value) any { return f(args) })
+		funcs = append(funcs, fn)
+		h.Set(name, fn)
+	}
+	add("advance", func(a []js.Value) any {
+		pos := ch.Advance(a[0].Int())
+		out := js.Global().Get("Object").New()
+		out.Set("draws", floatsToJS(pos))
+		out.Set("iteration", ch.Done())
+		out.Set("total", ch.Total())
+		out.Set("accepted", ch.Result().Accepted)
+		out.Set("done", ch.Finished())
+		return out
+	})
+	add("done", func([]js.Value) any { return ch.Done() })
+	add("total", func([]js.Value) any { return ch.Total() })
+	add("free", func([]js.Value) any {
+		for _, f := range funcs {
+			f.Release()
+		}
+		return nil
+	})
+	return h
+}
+
+// runArgs decodes (configJSON, namesJSON, chains).
+func runArgs(a []js.Value) (*run.Config, []string, []chainData, error) {
+	cfg, err := run.ParseConfig([]byte(a[0].String()))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var names []string
+	if err := json.Unmarshal([]byte(a[1].String()), &names); err != nil {
+		return nil, nil, nil, err
+	}
+	arr := a[2]
+	chains := make([]chainData, arr.Length())
+	for i := range chains {
+		c := arr.Index(i)
+		chains[i] = chainData{Positions: floatsFromJS(c.Get("positions")), Iterations: c.Get("iterations").Int()}
+	}
+	return cfg, names, chains, nil
+}
+
+func errorJSON(err error) string { return mustJSON(map[string]any{"error": toAPIError(err)}) }
+
+// bytesFromJS copies a Uint8Array or an ArrayBuffer into Go.
+func bytesFromJS(v js.Value) []byte {
+	if !v.InstanceOf(js.Global().Get("Uint8Array")) {
+		v = js.Global().Get("Uint8Array").New(v)
+	}
+	b := make([]byte, v.Get("byteLength").Int())
+	js.CopyBytesToGo(b, v)
+	return b
+}
+
+// floatsFromJS copies a Float64Array into Go with one bulk copy.
+func floatsFromJS(v js.Value) []float64 {
+	u8 := js.Global().Get("Uint8Array").New(v.Get("buffer"), v.Get("byteOffset"), v.Get("byteLength"))
+	b := make([]byte, u8.Get("byteLength").Int())
+	js.CopyBytesToGo(b, u8)
+	f := make([]float64, len(b)/8)
+	for i := range f {
+		f[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	return f
+}
+
+// floatsToJS copies f into a new JS-owned Float64Array (whose buffer the
+// caller may transfer).
+func floatsToJS(f []float64) js.Value {
+	b := make([]byte, 8*len(f))
+	for i, x := range f {
+		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(x))
+	}
+	u8 := js.Global().Get("Uint8Array").New(len(b))
+	js.CopyBytesToJS(u8, b)
+	return js.Global().Get("Float64Array").New(u8.Get("buffer"))
 }

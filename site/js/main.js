@@ -1,22 +1,34 @@
-// Page entry point: start the engine and say so.
-import { startEngine } from './wasm.js';
+// Page entry point: compile the engine once, start it on this page (for
+// summaries and exports) and in the worker pool (parsing and chains), then
+// hand over to the app and load the built-in demo.
+//
+// The page is "ready" (status text, html[data-ready]) only once every
+// worker has started and the demo is on screen: after that the page makes
+// no network request at all.
+import { compileEngine, startEngine } from './wasm.js';
+import { Pool } from './pool.js';
+import { App } from './app.js';
+import { $ } from './ui.js';
 
-const status = document.querySelector('[data-testid="status"]');
-const selftest = document.querySelector('[data-testid="selftest"]');
+const status = $('status');
 
 async function main() {
   const t0 = performance.now();
-  const api = await startEngine();
-  const ms = performance.now() - t0;
+  const module = await compileEngine();
+  const pool = new Pool();
+  const [api] = await Promise.all([startEngine(module), pool.start(module)]);
   const sum = api.selfTest();
-  const expected = (1000 * 1001) / 2;
-  if (sum !== expected) {
-    throw new Error(`self-test returned ${sum}, expected ${expected}`);
-  }
+  if (sum !== 500500) throw new Error(`self-test returned ${sum}, expected 500500`);
+  const app = new App(api, pool);
+  await app.loadDemo();
+  const ms = performance.now() - t0;
   status.textContent = `dpmcmc ${api.version} ready`;
   status.classList.add('ready');
+  const selftest = $('selftest');
   selftest.textContent = `Self-test passed: 1 + 2 + … + 1000 = ${sum}, computed in Go (started in ${ms.toFixed(0)} ms).`;
   selftest.hidden = false;
+  $('version').textContent = `Version ${api.version}.`;
+  globalThis.__dpmcmcReadyMs = performance.now();
   document.documentElement.dataset.ready = 'true';
 }
 

@@ -1,0 +1,509 @@
+// The page's flow: load a CSV, choose the model, the public bounds, the
+// budget and the sampler, then run chains in the worker pool with live
+// progress. Every number shown or exported is computed by the Go engine;
+// this file only moves values between the controls, the engine and the
+// workers. Data values reach the DOM through textContent only.
+import { $, el, fill, fmt, fmtInt } from './ui.js';
+import { POOL_SIZE } from './pool.js';
+import { traceChart, traceData } from './charts.js';
+import { Results } from './results.js';
+import { DEMO_CSV, DEMO_NAME, DEMO_COLUMNS, DEMO_MODEL } from './demo-data.js';
+
+const MAX_MB = 200;
+const FAMILY_BY_TYPE = { binary: 'logistic', count: 'poisson', number: 'linear' };
+const TYPE_HELP = {
+  binary: '0/1 column',
+  count: 'count (whole numbers ≥ 0)',
+  number: 'number',
+};
+
+export class App {
+  constructor(api, pool) {
+    this.api = api;
+    this.pool = pool;
+    this.algorithms = JSON.parse(api.algorithms());
+    this.bounds = {}; // column -> {lo, hi} as typed
+    this.demo = false;
+    this.runSeq = 0;
+    this.run = null;
+    this.results = new Results(api);
+    pool.listen((msg) => this.onChainMessage(msg));
+    this.wire();
+  }
+
+  // ---- controls ---------------------------------------------------------
+
+  wire() {
+    const input = $('csv-input');
+    input.disabled = false;
+    input.addEventListener('change', () => {
+      if (input.files[0]) this.loadFile(input.files[0], false);
+    });
+    const drop = $('dropzone');
+    drop.addEventListener('dragover', (e) => {
+      e.preventDefault();
+      drop.classList.add('over');
+    });
+    drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+    drop.addEventListener('drop', (e) => {
+      e.preventDefault();
+      drop.classList.remove('over');
+      const f = e.dataTransfer?.files?.[0];
+      if (f) this.loadFile(f, false);
+    });
+    $('demo-button').disabled = false;
+    $('demo-button').addEventListener('click', () => this.loadDemo());
+    $('outcome-select').addEventListener('change', () => {
+      const col = this.info.columns.find((c) => c.name === $('outcome-select').value);
+      $('model-select').value = FAMILY_BY_TYPE[col?.type] ?? 'linear';
+      this.renderPredictors(null);
+      this.update();
+    });
+    for (const b of document.querySelectorAll('.presets button')) {
+      b.addEventListener('click', () => {
+        $('epsilon-input').value = b.dataset.eps;
+        this.update();
+      });
+    }
+    for (const id of ['model-select', 'prior-input', 'epsilon-input', 'delta-input', 'chains-input', 'warmup-input', 'draws-input', 'seed-input']) {
+      $(id).addEventListener('input', () => this.update());
+    }
+    for (const e of document.querySelectorAll('[data-setting]')) e.addEventListener('input', () => this.update());
+    $('algorithm-select').addEventListener('change', () => this.update());
+    $('chains-input').max = String(POOL_SIZE);
+    $('seed-input').value = String(1 + (crypto.getRandomValues(new Uint32Array(1))[0] % 2147483647));
+    $('run-button').addEventListener('click', () => this.startRun());
+    $('cancel-button').addEventListener('click', () => this.cancelRun());
+    $('live-param').addEventListener('change', () => this.redrawLive());
+  }
+
+  showError(message) {
+    const e = $('error');
+    e.textContent = message;
+    e.hidden = !message;
+  }
+
+  // ---- 1. load ----------------------------------------------------------
+
+  loadDemo() {
+    return this.loadFile(new File([DEMO_CSV], DEMO_NAME, { type: 'text/csv' }), true);
+  }
+
+  async loadFile(file, demo) {
+    this.showError('');
+    if (file.size > MAX_MB * 1024 * 1024) {
+      this.showError(`${file.name} is ${(file.size / 1e6).toFixed(0)} MB; this page accepts files up to ${MAX_MB} MB. Use the dpmcmc command-line tool for larger data.`);
+      return;
+    }
+    $('file-info').textContent = `Reading ${file.name}…`;
+    const info = await this.pool.inspect(file, {});
+    this.file = file;
+    this.info = info;
+    this.demo = demo;
+    this.bounds = {};
+    if (demo) for (const c of DEMO_COLUMNS) this.bounds[c.name] = { lo: String(c.lo), hi: String(c.hi) };
+    fill($('predictors'));
+    fill($('bounds-table').querySelector('tbody'));
+    this.renderFile(file, info);
+    const usable = !info.error && info.columns.some((c) => c.type !== 'text');
+    for (const id of ['model', 'bounds', 'budget', 'algo', 'run']) document.getElementById(id).hidden = !usable;
+    document.getElementById('results').hidden = true;
+    if (!usable) {
+      $('run-button').disabled = true;
+      return;
+    }
+    this.renderModel();
+    $('delta-input').value = String(defaultDelta(info.rows));
+    this.renderAlgorithms();
+    this.update();
+  }
+
+  renderFile(file, info) {
+    if (info.error) {
+      this.showError(`${file.name}: ${info.error.message}`);
+      $('error').dataset.line = info.error.line ?? '';
+      $('error').dataset.column = info.error.columnName ?? '';
+    }
+    const cols = info.columns;
+    $('file-info').textContent = info.error
+      ? `${file.name}: ${cols.length} columns; the file could not be loaded.`
+      : `${file.name}${this.demo ? ' (built-in demo: a synthetic cohort)' : ''}: ${fmtInt(info.rows)} rows × ${cols.length} columns, ${delimName(info.delimiter)}-separated. The preview below is shown on this screen only.`;
+    const table = $('preview');
+    if (cols.length === 0) {
+      table.hidden = true;
+      return;
+    }
+    const head = el('thead', {},
+      el('tr', {}, ...cols.map((c) => el('th', { scope: 'col', text: c.name }))),
+      el('tr', { class: 'types' }, ...cols.map((c) => el('td', { text: c.type }))));
+    const body = el('tbody', {}, ...info.preview.map((row) => el('tr', {}, ...row.map((v) => el('td', { text: v })))));
+    fill(table, el('caption', { text: `First ${info.preview.length} rows and column types (local only, never exported)` }), head, body);
+    table.hidden = false;
+  }
+
+  // ---- 2. model ---------------------------------------------------------
+
+  numericColumns() {
+    return this.info.columns.filter((c) => c.type !== 'text');
+  }
+
+  renderModel() {
+    const cols = this.numericColumns();
+    const sel = $('outcome-select');
+    fill(sel, ...cols.map((c) => el('option', { value: c.name, text: `${c.name} (${c.type})` })));
+    let outcome = cols.filter((c) => c.type === 'binary').at(-1) ?? cols.at(-1);
+    if (this.demo) outcome = cols.find((c) => c.name === DEMO_MODEL.outcome) ?? outcome;
+    sel.value = outcome.name;
+    $('model-select').value = this.demo ? DEMO_MODEL.family : FAMILY_BY_TYPE[outcome.type];
+    this.renderPredictors(this.demo ? DEMO_MODEL.predictors : null);
+  }
+
+  renderPredictors(chosen) {
+    const outcome = $('outcome-select').value;
+    const box = $('predictors');
+    const before = new Set([...box.querySelectorAll('input:checked')].map((i) => i.value));
+    const items = this.numericColumns().filter((c) => c.name !== outcome).map((c) => {
+      const on = chosen ? chosen.includes(c.name) : before.size ? before.has(c.name) : true;
+      const cb = el('input', { type: 'checkbox', value: c.name, testid: `predictor-${c.name}`, checked: on });
+      cb.addEventListener('change', () => this.update());
+      return el('label', { class: 'check' }, cb, ` ${c.name}`);
+    });
+    fill(box, ...items);
+  }
+
+  predictors() {
+    return [...$('predictors').querySelectorAll('input:checked')].map((i) => i.value);
+  }
+
+  // ---- 3. bounds --------------------------------------------------------
+
+  renderBounds(used) {
+    const body = $('bounds-table').querySelector('tbody');
+    const have = new Set([...body.querySelectorAll('tr')].map((r) => r.dataset.column));
+    if (used.length === have.size && used.every((c) => have.has(c))) return;
+    const rows = used.map((name) => {
+      const b = (this.bounds[name] ??= { lo: '', hi: '' });
+      const mk = (side) => {
+        const i = el('input', { type: 'number', step: 'any', testid: `bound-${side}-${name}`, 'aria-label': `${side === 'lo' ? 'lower' : 'upper'} bound of ${name}`, value: b[side] });
+        i.addEventListener('input', () => {
+          b[side] = i.value;
+          this.update();
+        });
+        return i;
+      };
+      const col = this.info.columns.find((c) => c.name === name);
+      const demoCol = this.demo ? DEMO_COLUMNS.find((c) => c.name === name) : null;
+      const help = demoCol ? demoCol.units : `${TYPE_HELP[col?.type] ?? 'number'}: the smallest and largest values it can take, in its own units`;
+      const tr = el('tr', {}, el('th', { scope: 'row', text: name }), el('td', {}, mk('lo')), el('td', {}, mk('hi')), el('td', { class: 'help', text: help }));
+      tr.dataset.column = name;
+      return tr;
+    });
+    fill(body, ...rows);
+    const note = $('bounds-note');
+    note.hidden = !this.demo;
+    note.textContent = this.demo ? 'The demo\'s bounds are filled in because they come from the demo\'s documented design (the clinical ranges it was generated within), not from its rows.' : '';
+  }
+
+  boundsComplete(used) {
+    return used.every((c) => boundPair(this.bounds[c]) !== null);
+  }
+
+  // ---- 5. algorithm -----------------------------------------------------
+
+  renderAlgorithms() {
+    const sel = $('algorithm-select');
+    const prev = sel.value;
+    const group = (label, priv) => el('optgroup', { label },
+      ...this.algorithms.filter((a) => a.private === priv).map((a) => el('option', { value: a.name, text: priv ? a.name : `${a.name} — NOT PRIVATE` })));
+    const hasPrivate = this.algorithms.some((a) => a.private);
+    fill(sel, hasPrivate ? group('Differentially private', true) : null, group('Not private', false));
+    const d = this.predictors().length + 1;
+    const rec = this.api.recommend(this.info.rows, d, hasPrivate);
+    this.recommended = rec;
+    sel.value = prev && this.algorithms.some((a) => a.name === prev) ? prev : rec;
+  }
+
+  selectedAlgorithm() {
+    return this.algorithms.find((a) => a.name === $('algorithm-select').value);
+  }
+
+  // ---- config and plan --------------------------------------------------
+
+  /** The run config (public settings only), as core/run.Config JSON. */
+  config() {
+    const algo = this.selectedAlgorithm();
+    const outcome = $('outcome-select').value;
+    const preds = this.predictors();
+    const bounds = {};
+    for (const c of [outcome, ...preds]) {
+      const b = boundPair(this.bounds[c]);
+      if (b) bounds[c] = b;
+    }
+    const settings = {};
+    for (const e of document.querySelectorAll('[data-setting]')) {
+      const k = e.dataset.setting;
+      if (e.type === 'checkbox') {
+        if (e.checked) settings[k] = true;
+      } else if (e.tagName === 'SELECT') {
+        if (e.value) settings[k] = e.value;
+      } else {
+        const v = Number(e.value);
+        if (e.value !== '' && Number.isFinite(v) && v !== 0) settings[k] = k === 'leapfrog' ? Math.round(v) : v;
+      }
+    }
+    const cfg = {
+      model: { model: $('model-select').value, outcome, predictors: preds },
+      data: {},
+      algorithm: algo?.name ?? '',
+      chains: intOf('chains-input'),
+      warmup: intOf('warmup-input'),
+      draws: intOf('draws-input'),
+      seed: intOf('seed-input'),
+    };
+    const prior = Number($('prior-input').value);
+    if (Number.isFinite(prior) && prior > 0 && prior !== 10) cfg.model.prior_sd = prior;
+    if (Object.keys(bounds).length) cfg.data.bounds = bounds;
+    if (Object.keys(settings).length) cfg.settings = settings;
+    if (algo?.private) cfg.privacy = { epsilon: Number($('epsilon-input').value), delta: Number($('delta-input').value) };
+    return cfg;
+  }
+
+  /** Re-renders what depends on the controls and says why a run cannot start. */
+  update() {
+    if (!this.info || this.info.error) return;
+    const outcome = $('outcome-select').value;
+    const preds = this.predictors();
+    const used = [outcome, ...preds];
+    this.renderBounds(used);
+    const algo = this.selectedAlgorithm();
+    $('algorithm-doc').textContent = algo ? `${algo.name}: ${algo.doc}.${algo.name === this.recommended ? ' Recommended for these data (chosen from n and the number of parameters).' : ''}` : '';
+    $('not-private-warning').hidden = !algo || algo.private;
+    document.getElementById('budget').classList.toggle('inactive', !algo?.private);
+    const cfg = this.config();
+    let blocker = '';
+    const eps = cfg.privacy?.epsilon;
+    const delta = cfg.privacy?.delta;
+    if (preds.length === 0) blocker = 'Choose at least one predictor.';
+    else if (!(cfg.chains >= 1 && cfg.chains <= POOL_SIZE)) blocker = `Chains must be between 1 and ${POOL_SIZE}.`;
+    else if (!(cfg.warmup >= 0) || !(cfg.draws >= 1)) blocker = 'Warmup must be ≥ 0 and draws ≥ 1.';
+    else if (!(cfg.seed >= 1)) blocker = 'The public seed must be a whole number ≥ 1.';
+    else if (used.some((c) => partial(this.bounds[c]))) blocker = 'Each bound needs both a lower and an upper value (lower < upper).';
+    else if (algo?.private && !this.boundsComplete(used)) blocker = 'Fill in every public bound to run a private sampler.';
+    else if (algo?.private && !(eps > 0)) blocker = 'ε must be a positive number.';
+    else if (algo?.private && !(delta > 0 && delta < 1 / this.info.rows)) blocker = `δ must be positive and below 1/n = ${fmt(1 / this.info.rows)}.`;
+    let plan = '';
+    if (!blocker) {
+      if (algo?.private) {
+        const p = JSON.parse(this.api.plan(JSON.stringify(cfg), this.info.rows));
+        if (p.error) blocker = `Cannot plan this private run: ${p.error.message}`;
+        else plan = planText(p, cfg);
+      } else {
+        const per = cfg.warmup + cfg.draws;
+        plan = `Plan: ${cfg.chains} chain${cfg.chains > 1 ? 's' : ''} × ${fmtInt(per)} iterations (${fmtInt(cfg.warmup)} warmup + ${fmtInt(cfg.draws)} draws). Not private: no privacy budget is spent and none is protected.`;
+      }
+    }
+    $('plan').textContent = plan;
+    $('run-blocker').textContent = this.run?.active ? '' : blocker;
+    $('run-button').disabled = Boolean(blocker) || Boolean(this.run?.active);
+    this.blocker = blocker;
+  }
+
+  // ---- 6. run -----------------------------------------------------------
+
+  startRun() {
+    this.update();
+    if (this.blocker || this.run?.active) return;
+    const cfg = this.config();
+    const algo = this.selectedAlgorithm();
+    const id = ++this.runSeq;
+    this.showError('');
+    this.run = {
+      id, cfg, cfgJSON: JSON.stringify(cfg), private: algo.private, n: this.info.rows,
+      active: true, names: null, dim: 0, t0: performance.now(), failed: null,
+      chains: Array.from({ length: cfg.chains }, () => ({ positions: null, n: 0, dim: 0, total: 0, warmup: 0, accepted: 0, iterations: 0, ended: false, cancelled: false })),
+    };
+    $('run-button').disabled = true;
+    $('cancel-button').disabled = false;
+    $('run-blocker').textContent = '';
+    document.getElementById('results').hidden = true;
+    this.results.clear();
+    this.live?.destroy();
+    this.live = null;
+    fill($('live-trace'));
+    $('local-diagnostics').hidden = true;
+    const prog = $('progress');
+    prog.dataset.state = 'running';
+    fill(prog, ...this.run.chains.map((_, c) => el('div', { class: 'chain' },
+      el('label', { for: `progress-${c + 1}`, text: `Chain ${c + 1}` }),
+      el('progress', { id: `progress-${c + 1}`, testid: `progress-chain-${c + 1}`, max: 1, value: 0 }),
+      el('span', { testid: `progress-text-${c + 1}`, text: 'starting…' }))));
+    $('budget-meter-box').hidden = !this.run.private;
+    $('budget-meter').value = 0;
+    $('budget-text').textContent = '';
+    for (let c = 0; c < cfg.chains; c++) this.pool.startChain(id, c, this.file, this.run.cfgJSON);
+  }
+
+  cancelRun() {
+    if (!this.run?.active) return;
+    $('cancel-button').disabled = true;
+    $('progress').dataset.state = 'cancelling';
+    this.pool.cancel(this.run.id);
+  }
+
+  onChainMessage(msg) {
+    const run = this.run;
+    if (!run || msg.runId !== run.id) return;
+    const ch = run.chains[msg.chain];
+    switch (msg.type) {
+      case 'started': {
+        const { info } = msg;
+        ch.dim = info.dim;
+        ch.total = info.total;
+        ch.warmup = info.warmup;
+        ch.positions = new Float64Array(info.total * info.dim);
+        if (!run.names) {
+          run.names = info.names;
+          run.dim = info.dim;
+          run.warmup = info.warmup;
+          run.rows = info.rows;
+          this.startLive(run);
+        }
+        break;
+      }
+      case 'draws':
+        ch.positions.set(msg.draws, ch.n * ch.dim);
+        ch.n += msg.draws.length / ch.dim;
+        ch.accepted = msg.accepted;
+        this.progress(run, msg.chain);
+        this.scheduleLive();
+        break;
+      case 'end':
+        ch.ended = true;
+        ch.iterations = msg.iterations;
+        ch.cancelled = msg.cancelled;
+        ch.ms = msg.ms;
+        this.progress(run, msg.chain);
+        if (run.chains.every((c) => c.ended)) this.finish(run);
+        break;
+      case 'error':
+        ch.ended = true;
+        run.failed = msg.error?.message ?? 'unknown error';
+        this.pool.cancel(run.id);
+        if (run.chains.every((c) => c.ended)) this.finish(run);
+        break;
+      default:
+    }
+  }
+
+  progress(run, c) {
+    const ch = run.chains[c];
+    const bar = $(`progress-chain-${c + 1}`);
+    if (!bar || !ch.total) return;
+    bar.max = ch.total;
+    bar.value = ch.n;
+    const phase = ch.ended ? (ch.cancelled ? 'cancelled' : 'done') : ch.n < ch.warmup ? 'warmup' : 'sampling';
+    $(`progress-text-${c + 1}`).textContent = `${fmtInt(ch.n)} / ${fmtInt(ch.total)} (${phase})`;
+    this.scheduleBudget();
+  }
+
+  scheduleBudget() {
+    const run = this.run;
+    if (!run?.private || this.budgetTimer) return;
+    this.budgetTimer = setTimeout(() => {
+      this.budgetTimer = null;
+      const its = run.chains.map((c) => c.n);
+      const r = JSON.parse(this.api.report(run.cfgJSON, run.rows ?? run.n, JSON.stringify(its), false));
+      if (r.error) return;
+      $('budget-meter').value = Math.min(1, r.epsilon_spent / r.epsilon_budget);
+      $('budget-text').textContent = `ε spent ${fmt(r.epsilon_spent)} of ${fmt(r.epsilon_budget)} (δ = ${fmt(r.delta)})`;
+    }, 250);
+  }
+
+  startLive(run) {
+    const sel = $('live-param');
+    fill(sel, ...run.names.map((n, j) => el('option', { value: String(j), text: n })));
+    sel.value = String(run.names.length > 1 ? 1 : 0);
+    $('live-bar').hidden = false;
+    this.redrawLive();
+  }
+
+  redrawLive() {
+    const run = this.run;
+    if (!run?.names) return;
+    const j = Number($('live-param').value);
+    this.live?.destroy();
+    this.live = traceChart($('live-trace'), run.chains.length, run.names[j]);
+    this.drawLive();
+  }
+
+  scheduleLive() {
+    if (this.liveFrame) return;
+    this.liveFrame = requestAnimationFrame(() => {
+      this.liveFrame = null;
+      this.drawLive();
+    });
+  }
+
+  drawLive() {
+    const run = this.run;
+    if (!run?.names || !this.live) return;
+    this.live.setData(traceData(run.chains, Number($('live-param').value)));
+  }
+
+  finish(run) {
+    run.active = false;
+    $('cancel-button').disabled = true;
+    const cancelled = run.chains.some((c) => c.cancelled);
+    const prog = $('progress');
+    prog.dataset.state = run.failed ? 'failed' : cancelled ? 'cancelled' : 'done';
+    this.drawLive();
+    this.update();
+    if (run.failed) {
+      this.showError(`The run stopped: ${run.failed}`);
+      if (!run.names) return;
+    }
+    const diag = run.chains.map((c, i) => `chain ${i + 1}: acceptance ${fmt(c.accepted / Math.max(1, c.n))}, ${fmtInt(c.n)} iterations in ${fmt((c.ms ?? 0) / 1000)} s`);
+    const local = $('local-diagnostics');
+    local.textContent = `Local diagnostics — not private, stay on this device: ${diag.join('; ')}.`;
+    local.hidden = false;
+    run.cancelled = cancelled;
+    this.results.show(run);
+  }
+}
+
+function intOf(id) {
+  const v = Number($(id).value);
+  return Number.isInteger(v) ? v : NaN;
+}
+
+/** [lo, hi] when both are numbers with lo < hi, else null. */
+function boundPair(b) {
+  if (!b || b.lo === '' || b.hi === '') return null;
+  const lo = Number(b.lo);
+  const hi = Number(b.hi);
+  return Number.isFinite(lo) && Number.isFinite(hi) && lo < hi ? [lo, hi] : null;
+}
+
+/** True when a bound is partly typed or invalid. */
+function partial(b) {
+  if (!b || (b.lo === '' && b.hi === '')) return false;
+  return boundPair(b) === null;
+}
+
+/** δ defaults to a power of ten at most 1/(10 n). */
+export function defaultDelta(n) {
+  return Number((10 ** Math.floor(Math.log10(0.1 / Math.max(1, n)))).toPrecision(1));
+}
+
+function delimName(d) {
+  return { ',': 'comma', ';': 'semicolon', '\t': 'tab' }[d] ?? `"${d}"`;
+}
+
+function planText(p, cfg) {
+  const per = p.iterations_per_chain ?? p.iterations ?? (p.warmup ?? 0) + (p.draws ?? 0);
+  const parts = [`Plan: ${cfg.chains} chain${cfg.chains > 1 ? 's' : ''} × ${fmtInt(per)} iterations`];
+  if (p.warmup !== undefined && p.draws !== undefined) parts[0] += ` (${fmtInt(p.warmup)} warmup + ${fmtInt(p.draws)} draws)`;
+  if (p.epsilon !== undefined) parts.push(`planned ε = ${fmt(p.epsilon)} at δ = ${fmt(p.delta ?? cfg.privacy.delta)}`);
+  if (p.accountant) parts.push(`accountant: ${p.accountant}`);
+  return `${parts.join('; ')}. Every iteration counts, warmup included; the run stops when the budget is spent.`;
+}

@@ -1,0 +1,78 @@
+// The pool of engine workers (js/worker.js), created once at start-up.
+//
+// Creating every worker before the page reports "ready" means no script is
+// fetched later: after start-up the page makes no request at all. The
+// compiled WebAssembly.Module is posted to each worker (compiled once).
+// Worker 0 also parses files; chain c runs on worker c, so the number of
+// chains is at most the pool size.
+
+export const POOL_SIZE = 4;
+
+export class Pool {
+  constructor(size = POOL_SIZE) {
+    this.size = size;
+    this.workers = [];
+    this.listeners = new Set();
+    this.nextId = 1;
+    this.pending = new Map(); // inspect id -> resolve
+  }
+
+  /** Starts the workers with the module and resolves when all are ready. */
+  start(module) {
+    const ready = [];
+    for (let i = 0; i < this.size; i++) {
+      const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: `dpmcmc-${i}` });
+      this.workers.push(w);
+      ready.push(new Promise((resolve, reject) => {
+        const onReady = (e) => {
+          if (e.data.type === 'ready') {
+            w.removeEventListener('message', onReady);
+            resolve(e.data.version);
+          } else if (e.data.type === 'error') {
+            reject(new Error(e.data.error.message));
+          }
+        };
+        w.addEventListener('message', onReady);
+        w.addEventListener('error', (e) => reject(new Error(`worker ${i}: ${e.message}`)));
+      }));
+      w.addEventListener('message', (e) => this.dispatch(i, e.data));
+      w.postMessage({ type: 'init', module });
+    }
+    return Promise.all(ready);
+  }
+
+  dispatch(worker, msg) {
+    if (msg.type === 'inspected' || (msg.type === 'error' && msg.id)) {
+      const resolve = this.pending.get(msg.id);
+      this.pending.delete(msg.id);
+      resolve?.(msg.type === 'inspected' ? msg.result : { error: msg.error, columns: [], preview: [] });
+      return;
+    }
+    for (const f of this.listeners) f(msg, worker);
+  }
+
+  /** Parses a file (a File or Blob) in worker 0; resolves with the inspect result. */
+  inspect(file, opts = {}) {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      this.workers[0].postMessage({ type: 'inspect', id, file, opts });
+    });
+  }
+
+  /** Starts chain c of a run on worker c. */
+  startChain(runId, c, file, config) {
+    this.workers[c].postMessage({ type: 'start', runId, file, config, chain: c });
+  }
+
+  /** Asks every worker to stop the run after its current slice. */
+  cancel(runId) {
+    for (const w of this.workers) w.postMessage({ type: 'cancel', runId });
+  }
+
+  /** Subscribes to chain messages (started, draws, end, error); returns an unsubscribe function. */
+  listen(f) {
+    this.listeners.add(f);
+    return () => this.listeners.delete(f);
+  }
+}

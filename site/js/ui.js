@@ -1,0 +1,56 @@
+// Small DOM helpers. Data (column names, cells, messages) is only ever set
+// with textContent or attributes, never parsed as HTML.
+
+/** The element with data-testid id (or null). */
+export const $ = (id, root = document) => root.querySelector(`[data-testid="${CSS.escape(id)}"]`);
+
+/**
+ * Creates an element: el('td', {class: 'num', testid: 'x'}, 'text', child...).
+ * Props: class, testid, text, and any attribute; on* functions become listeners.
+ */
+export function el(tag, props = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') e.className = v;
+    else if (k === 'testid') e.dataset.testid = v;
+    else if (k === 'text') e.textContent = v;
+    else if (k.startsWith('on') && typeof v === 'function') e.addEventListener(k.slice(2), v);
+    else if (v === true) e.setAttribute(k, '');
+    else e.setAttribute(k, String(v));
+  }
+  for (const c of children) {
+    if (c === undefined || c === null || c === false) continue;
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return e;
+}
+
+/** Replaces the children of parent. */
+export function fill(parent, ...children) {
+  parent.replaceChildren(...children.filter((c) => c !== undefined && c !== null && c !== false));
+}
+
+/** Formats a number for tables: 3 significant digits, or '—' when missing. */
+export function fmt(v, digits = 3) {
+  if (v === null || v === undefined || Number.isNaN(v)) return '—';
+  if (!Number.isFinite(v)) return v > 0 ? '∞' : '−∞';
+  const a = Math.abs(v);
+  if (a !== 0 && (a < 1e-3 || a >= 1e5)) return v.toExponential(digits - 1);
+  let s = v.toPrecision(digits);
+  if (s.includes('.') && !s.includes('e')) s = s.replace(/0+$/, '').replace(/\.$/, '');
+  return s.replace('-', '−');
+}
+
+/** Formats an integer with thin separators. */
+export const fmtInt = (v) => (v === null || v === undefined ? '—' : Math.round(v).toLocaleString('en-US'));
+
+/** Saves text as a file with Blob + <a download> (allowed by the page's policy). */
+export function download(name, text, type = 'text/csv') {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = el('a', { href: url, download: name, hidden: true });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60000);
+}

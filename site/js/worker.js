@@ -1,0 +1,119 @@
+// Engine worker: one Go/WebAssembly instance off the main thread.
+//
+// The page creates a fixed pool of these at start-up (so no script is
+// fetched after the page is ready) and posts each the compiled
+// WebAssembly.Module. A worker then parses CSV files ("inspect") and runs
+// one chain at a time ("start"), streaming its draws in chunks as
+// transferable Float64Arrays. Between slices of iterations it yields to its
+// event loop, so a "cancel" message stops the chain after the current slice;
+// the "end" message then reports exactly the iterations that ran.
+//
+// Messages in:  {type:'init', module} | {type:'inspect', id, file, opts}
+//               | {type:'start', runId, file, config, chain} | {type:'cancel', runId}
+// Messages out: {type:'ready', version} | {type:'inspected', id, result}
+//               | {type:'started', runId, chain, info} | {type:'draws', runId, chain, draws, iteration, total, accepted}
+//               | {type:'end', runId, chain, iterations, cancelled, ms} | {type:'error', runId?, id?, error}
+
+import { startEngine } from './wasm.js';
+
+let api;
+const cancelled = new Set();
+
+const SLICE_MS = 12; // target time of one slice of iterations
+const POST_MS = 80; // target time between chunks of draws
+
+/** Resolves on the next turn of the event loop (faster than setTimeout 0). */
+const channel = new MessageChannel();
+const waiting = [];
+channel.port1.onmessage = () => waiting.shift()?.();
+function yieldTurn() {
+  return new Promise((resolve) => {
+    waiting.push(resolve);
+    channel.port2.postMessage(0);
+  });
+}
+
+async function readBytes(file) {
+  return new Uint8Array(await file.arrayBuffer());
+}
+
+async function inspect({ id, file, opts }) {
+  const bytes = await readBytes(file);
+  const result = JSON.parse(api.inspect(bytes, JSON.stringify(opts ?? {})));
+  postMessage({ type: 'inspected', id, result });
+}
+
+/** Concatenates chunks of draws into one transferable array. */
+function concat(chunks) {
+  let n = 0;
+  for (const c of chunks) n += c.length;
+  const out = new Float64Array(n);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+async function runChain({ runId, file, config, chain }) {
+  const t0 = performance.now();
+  const bytes = await readBytes(file);
+  const h = api.newChain(bytes, config, chain);
+  if (h.error) {
+    postMessage({ type: 'error', runId, chain, error: h.error });
+    return;
+  }
+  postMessage({ type: 'started', runId, chain, info: h.info });
+  let slice = 1;
+  let chunks = [];
+  let last = performance.now();
+  let r = { iteration: 0, total: h.total(), accepted: 0, done: h.total() === 0 };
+  const flush = () => {
+    if (chunks.length === 0) return;
+    const draws = concat(chunks);
+    chunks = [];
+    postMessage({ type: 'draws', runId, chain, draws, iteration: r.iteration, total: r.total, accepted: r.accepted }, [draws.buffer]);
+  };
+  while (!r.done && !cancelled.has(runId)) {
+    const s0 = performance.now();
+    r = h.advance(slice);
+    const dt = performance.now() - s0;
+    // Aim each slice at SLICE_MS so that a cancel is handled promptly.
+    slice = Math.max(1, Math.min(100000, Math.round(slice * SLICE_MS / Math.max(dt, 0.25))));
+    if (r.draws.length) chunks.push(r.draws);
+    if (performance.now() - last >= POST_MS) {
+      flush();
+      last = performance.now();
+    }
+    await yieldTurn(); // lets a 'cancel' message in
+  }
+  flush();
+  const iterations = h.done();
+  postMessage({ type: 'end', runId, chain, iterations, cancelled: iterations < h.total(), ms: performance.now() - t0 });
+  h.free();
+}
+
+onmessage = (e) => {
+  const msg = e.data;
+  const fail = (err) => postMessage({ type: 'error', runId: msg.runId, id: msg.id, chain: msg.chain, error: { message: String(err?.message ?? err) } });
+  switch (msg.type) {
+    case 'init':
+      startEngine(msg.module).then((a) => {
+        api = a;
+        postMessage({ type: 'ready', version: a.version });
+      }, fail);
+      break;
+    case 'inspect':
+      inspect(msg).catch(fail);
+      break;
+    case 'start':
+      runChain(msg).catch(fail);
+      break;
+    case 'cancel':
+      cancelled.add(msg.runId);
+      break;
+    default:
+      fail(new Error(`unknown message ${msg.type}`));
+  }
+};

@@ -1,0 +1,477 @@
+package main
+
+// The engine's operations as plain Go functions over bytes, strings and
+// slices: main.go (js && wasm) only converts JavaScript values to and from
+// these. Keeping them free of syscall/js lets them be tested natively
+// (go test ./wasm/) as well as under Node.
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/dpmcmc/dpmcmc/core/dataset"
+	"github.com/dpmcmc/dpmcmc/core/diag"
+	"github.com/dpmcmc/dpmcmc/core/export"
+	"github.com/dpmcmc/dpmcmc/core/model"
+	"github.com/dpmcmc/dpmcmc/core/rng"
+	"github.com/dpmcmc/dpmcmc/core/run"
+)
+
+// MaxBytes is the largest CSV the page accepts: every chain worker holds its
+// own copy of the file and of the parsed table.
+const MaxBytes = 200 << 20
+
+// PreviewRows is the number of data rows shown on screen (never exported).
+const PreviewRows = 5
+
+// apiError is an error as the page sees it. Line, Column and ColumnName are
+// set for loader errors (*dataset.ParseError).
+type apiError struct {
+	Message    string `json:"message"`
+	Line       int    `json:"line,omitempty"`
+	Row        int    `json:"row,omitempty"`
+	Column     int    `json:"column,omitempty"`
+	ColumnName string `json:"columnName,omitempty"`
+}
+
+func toAPIError(err error) *apiError {
+	if err == nil {
+		return nil
+	}
+	e := &apiError{Message: err.Error()}
+	var pe *dataset.ParseError
+	if errors.As(err, &pe) {
+		e.Line, e.Row, e.Column, e.ColumnName = pe.Line, pe.Row, pe.Column, pe.ColumnName
+	}
+	return e
+}
+
+// modelsJSON lists the models and their options for the model controls.
+func modelsJSON() string { return mustJSON(model.Models()) }
+
+// algorithmInfo is one entry of the algorithm list.
+type algorithmInfo struct {
+	Name    string `json:"name"`
+	Private bool   `json:"private"`
+	Doc     string `json:"doc"`
+}
+
+func algorithms() []algorithmInfo {
+	var out []algorithmInfo
+	for _, n := range run.Algorithms() {
+		out = append(out, algorithmInfo{Name: n, Private: run.IsPrivate(n), Doc: run.AlgorithmDoc(n)})
+	}
+	return out
+}
+
+// inspectOptions are the loader options the page offers.
+type inspectOptions struct {
+	Delimiter   string `json:"delimiter,omitempty"`
+	DropMissing bool   `json:"dropMissing,omitempty"`
+}
+
+// columnInfo describes one column for the screen (a local diagnostic: it
+// is never exported and never used to set a bound or a tuning parameter).
+type columnInfo struct {
+	Name string `json:"name"`
+	// Type is "binary" (0/1), "count" (integers ≥ 0), "number" or "text".
+	Type string `json:"type"`
+}
+
+// inspectResult is what the page shows after loading a file.
+type inspectResult struct {
+	Columns   []columnInfo `json:"columns"`
+	Rows      int          `json:"rows"`
+	Dropped   int          `json:"dropped"`
+	Delimiter string       `json:"delimiter"`
+	Bytes     int          `json:"bytes"`
+	Preview   [][]string   `json:"preview"`
+	Error     *apiError    `json:"error,omitempty"`
+}
+
+// inspect reads a CSV the way the samplers will (dataset.Load), and returns
+// its columns with their types, the number of rows and the first rows as
+// text for the on-screen preview. A column whose first value is text is
+// typed "text" and left out of the numeric load; any other problem is
+// reported as the loader's error (line, column, name).
+func inspect(data []byte, o inspectOptions) inspectResult {
+	res := inspectResult{Bytes: len(data), Preview: [][]string{}, Columns: []columnInfo{}}
+	if len(data) > MaxBytes {
+		res.Error = &apiError{Message: fmt.Sprintf("the file is %.1f MB; this page accepts files up to %d MB (use the dpmcmc command-line tool for larger data)", float64(len(data))/1e6, MaxBytes>>20)}
+		return res
+	}
+	opts := dataset.Options{}
+	if o.Delimiter != "" {
+		opts.Delimiter = rune(o.Delimiter[0])
+	}
+	if o.DropMissing {
+		opts.Missing = dataset.MissingDropRows
+	}
+	rd, err := dataset.NewReader(bytes.NewReader(data), opts)
+	if err != nil {
+		res.Error = toAPIError(err)
+		return res
+	}
+	header := append([]string(nil), rd.Header()...)
+	delim := rd.Delimiter()
+	res.Delimiter = string(delim)
+	res.Preview = preview(data, delim, len(header))
+	var numeric []string
+	text := map[string]bool{}
+	if len(res.Preview) > 0 {
+		for j, name := range header {
+			if j < len(res.Preview[0]) && isText(res.Preview[0][j]) {
+				text[name] = true
+				continue
+			}
+			numeric = append(numeric, name)
+		}
+	} else {
+		numeric = header
+	}
+	for _, name := range header {
+		res.Columns = append(res.Columns, columnInfo{Name: name, Type: "text"})
+	}
+	if len(numeric) == 0 {
+		res.Error = &apiError{Message: "no numeric column: every column holds text"}
+		return res
+	}
+	opts.Delimiter = delim
+	opts.Columns = numeric
+	t, rep, err := dataset.Load(bytes.NewReader(data), opts)
+	if err != nil {
+		res.Error = toAPIError(err)
+		for i := range res.Columns {
+			if !text[res.Columns[i].Name] {
+				res.Columns[i].Type = "number"
+			}
+		}
+		return res
+	}
+	res.Rows, res.Dropped = rep.Rows, rep.DroppedRows
+	for i := range res.Columns {
+		if text[res.Columns[i].Name] {
+			continue
+		}
+		j, _ := t.Col(res.Columns[i].Name)
+		res.Columns[i].Type = columnType(t.Column(j))
+	}
+	return res
+}
+
+func columnType(v []float64) string {
+	binary, count := true, true
+	for _, x := range v {
+		if x != 0 && x != 1 {
+			binary = false
+		}
+		if x < 0 || x != math.Trunc(x) {
+			count = false
+		}
+		if !binary && !count {
+			return "number"
+		}
+	}
+	if binary {
+		return "binary"
+	}
+	return "count"
+}
+
+// isText reports whether a cell is neither a number nor a missing value.
+func isText(s string) bool {
+	s = strings.TrimSpace(s)
+	switch strings.ToLower(s) {
+	case "", "na", "nan", "n/a", "null", ".":
+		return false
+	}
+	_, err := strconv.ParseFloat(s, 64)
+	return err != nil
+}
+
+// preview returns the first PreviewRows data rows as text, each padded or
+// cut to ncol fields. It is lenient: the loader reports the errors.
+func preview(data []byte, delim rune, ncol int) [][]string {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	r := csv.NewReader(bytes.NewReader(data))
+	r.Comma = delim
+	r.LazyQuotes = true
+	r.FieldsPerRecord = -1
+	r.TrimLeadingSpace = true
+	out := [][]string{}
+	header := true
+	for len(out) < PreviewRows {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) && rec == nil {
+				break
+			}
+		}
+		if header {
+			header = false
+			continue
+		}
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+			continue
+		}
+		row := make([]string, ncol)
+		for j := range row {
+			if j < len(rec) {
+				row[j] = strings.TrimSpace(rec[j])
+			}
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// chainInfo describes a chain that a worker is about to run.
+type chainInfo struct {
+	Names  []string `json:"names"`
+	Dim    int      `json:"dim"`
+	Warmup int      `json:"warmup"`
+	Total  int      `json:"total"`
+	Rows   int      `json:"rows"`
+}
+
+// newChain loads the CSV, prepares the run and returns chain c (0-based)
+// with a fresh noise key from crypto/rand (the fixed test key in builds
+// with the dpmcmc_testkey tag) — exactly what the command-line tool does
+// for that chain.
+func newChain(data []byte, cfgJSON string, c int) (*run.Chain, chainInfo, error) {
+	return newChainWithKey(data, cfgJSON, c, rng.NewKey())
+}
+
+func newChainWithKey(data []byte, cfgJSON string, c int, key rng.Key) (*run.Chain, chainInfo, error) {
+	cfg, err := run.ParseConfig([]byte(cfgJSON))
+	if err != nil {
+		return nil, chainInfo{}, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, chainInfo{}, err
+	}
+	t, _, err := run.LoadData(bytes.NewReader(data), cfg)
+	if err != nil {
+		return nil, chainInfo{}, err
+	}
+	p, err := run.Prepare(cfg, t)
+	if err != nil {
+		return nil, chainInfo{}, err
+	}
+	ch, err := p.NewChain(c, key)
+	if err != nil {
+		return nil, chainInfo{}, err
+	}
+	names := p.Model.ParamNames()
+	return ch, chainInfo{Names: names, Dim: len(names), Warmup: min(p.Config.Warmup, ch.Total()), Total: ch.Total(), Rows: t.Rows}, nil
+}
+
+// chainData is one chain as the page holds it: every position that ran,
+// warmup first, row-major.
+type chainData struct {
+	Positions  []float64
+	Iterations int
+}
+
+// result rebuilds the run's result from the chains the page collected, so
+// that exports go through the same code as the command-line tool
+// (run.Result.Draws: chains cut to the shortest when cancelled).
+func result(cfg *run.Config, names []string, chains []chainData) (*run.Result, error) {
+	d := len(names)
+	if d == 0 {
+		return nil, errors.New("no parameters")
+	}
+	if len(chains) == 0 {
+		return nil, errors.New("no chains")
+	}
+	res := &run.Result{Config: cfg, Names: names}
+	for c, ch := range chains {
+		if len(ch.Positions)%d != 0 {
+			return nil, fmt.Errorf("chain %d: %d values is not a multiple of %d parameters", c+1, len(ch.Positions), d)
+		}
+		its := len(ch.Positions) / d
+		w := min(cfg.Warmup, its)
+		res.Chains = append(res.Chains, &run.ChainResult{
+			Dim:        d,
+			Warmup:     ch.Positions[:w*d],
+			Draws:      ch.Positions[w*d:],
+			Iterations: ch.Iterations,
+		})
+	}
+	return res, nil
+}
+
+func iterations(chains []chainData) []int {
+	its := make([]int, len(chains))
+	for i, c := range chains {
+		its[i] = c.Iterations
+	}
+	return its
+}
+
+// summaryRow adds the ratio scale (odds or rate ratios) to a diag row.
+type summaryRow struct {
+	diag.ParamSummary
+	// Ratio holds exp(median) and exp of the 95% interval for the
+	// coefficients of logistic (odds ratio) and Poisson (rate ratio) models.
+	Ratio *[3]float64
+}
+
+func (r summaryRow) MarshalJSON() ([]byte, error) {
+	b, err := r.ParamSummary.MarshalJSON()
+	if err != nil || r.Ratio == nil {
+		return b, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	m["ratio"] = []any{finite(r.Ratio[0]), finite(r.Ratio[1]), finite(r.Ratio[2])}
+	return json.Marshal(m)
+}
+
+// summaryResult is the summary table and the convergence verdict.
+type summaryResult struct {
+	Rows       []summaryRow `json:"rows"`
+	Verdict    diag.Verdict `json:"verdict"`
+	RatioName  string       `json:"ratioName,omitempty"`
+	Chains     int          `json:"chains"`
+	Iterations int          `json:"iterations"`
+}
+
+// summarize computes the summary of the post-warmup draws (cut to the
+// shortest chain, as exported).
+func summarize(cfg *run.Config, names []string, chains []chainData) (*summaryResult, error) {
+	res, err := result(cfg, names, chains)
+	if err != nil {
+		return nil, err
+	}
+	d := res.Draws(false)
+	out := &summaryResult{Chains: d.NumChains(), Iterations: d.NumIterations(), Rows: []summaryRow{}}
+	if d.NumIterations() < 2 {
+		return out, nil
+	}
+	rows := diag.Summary(d.Names, d.Sampling())
+	switch cfg.Model.Model {
+	case "logistic":
+		out.RatioName = "odds ratio"
+	case "poisson":
+		out.RatioName = "rate ratio"
+	}
+	for _, r := range rows {
+		sr := summaryRow{ParamSummary: r}
+		if out.RatioName != "" && r.Name != "intercept" {
+			sr.Ratio = &[3]float64{math.Exp(r.Median), math.Exp(r.Q2_5), math.Exp(r.Q97_5)}
+		}
+		out.Rows = append(out.Rows, sr)
+	}
+	out.Verdict = diag.Assess(rows, d.NumChains())
+	return out, nil
+}
+
+// exportDraws writes the tidy draws CSV exactly as `dpmcmc sample --format
+// draws` does.
+func exportDraws(cfg *run.Config, names []string, chains []chainData) (string, error) {
+	res, err := result(cfg, names, chains)
+	if err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	if err := export.WriteDrawsCSV(&b, res.Draws(false)); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// exportStan writes chain c (0-based) as a CmdStan CSV exactly as `dpmcmc
+// sample --format stan` does, with the privacy report of a private run
+// (n rows; cancelled says the run was stopped early).
+func exportStan(cfg *run.Config, names []string, chains []chainData, c, n int, cancelled bool) (string, error) {
+	res, err := result(cfg, names, chains)
+	if err != nil {
+		return "", err
+	}
+	d := res.Draws(false)
+	if c < 0 || c >= d.NumChains() {
+		return "", fmt.Errorf("chain %d out of range", c+1)
+	}
+	e := export.Export{
+		Draws:  d,
+		Header: export.StanHeader{Model: cfg.Model.Model, Algorithm: cfg.Algorithm, NumSamples: cfg.Draws, NumWarmup: cfg.Warmup},
+		Config: cfg,
+	}
+	if run.IsPrivate(cfg.Algorithm) {
+		rep, err := newReport(cfg, n, iterations(chains), cancelled)
+		if err != nil {
+			return "", err
+		}
+		e.Privacy = rep
+	}
+	var b bytes.Buffer
+	if err := export.WriteStanCSV(&b, e, c); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// recommend picks the default algorithm from the public n (rows) and d
+// (parameters): among private algorithms when private is set.
+func recommend(n, d int, private bool) string {
+	has := map[string]bool{}
+	for _, a := range algorithms() {
+		if a.Private == private {
+			has[a.Name] = true
+		}
+	}
+	var order []string
+	if private {
+		switch {
+		case n >= 1000 && d <= 20:
+			// Gradient-based DP kernels pay off when n is large
+			// enough for their clipped-gradient noise to be small.
+			order = []string{"dp-hmc", "dp-mala", "dp-penalty", "dp-barker", "ops"}
+		default:
+			order = []string{"dp-penalty", "dp-mala", "dp-hmc", "dp-barker", "ops"}
+		}
+	} else {
+		order = []string{"hmc", "mala", "mh"}
+	}
+	for _, a := range order {
+		if has[a] {
+			return a
+		}
+	}
+	for _, a := range algorithms() {
+		if a.Private == private {
+			return a.Name
+		}
+	}
+	return ""
+}
+
+// finite returns v, or nil (JSON null) when v is NaN or infinite.
+func finite(v float64) any {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return v
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}

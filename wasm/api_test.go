@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/dpmcmc/dpmcmc/core/export"
+	"github.com/dpmcmc/dpmcmc/core/rng"
+	"github.com/dpmcmc/dpmcmc/core/run"
+)
+
+func demoCSV(t *testing.T) []byte {
+	t.Helper()
+	b, err := os.ReadFile("../site/demo/cohort.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestInspectDemo(t *testing.T) {
+	r := inspect(demoCSV(t), inspectOptions{})
+	if r.Error != nil {
+		t.Fatal(r.Error.Message)
+	}
+	if r.Rows != 2000 || len(r.Preview) != PreviewRows || r.Delimiter != "," {
+		t.Fatalf("rows %d preview %d delim %q", r.Rows, len(r.Preview), r.Delimiter)
+	}
+	want := map[string]string{"age10": "number", "smoker": "binary", "event": "binary", "visits": "count"}
+	for _, c := range r.Columns {
+		if w, ok := want[c.Name]; ok && c.Type != w {
+			t.Errorf("%s: type %s, want %s", c.Name, c.Type, w)
+		}
+	}
+}
+
+func TestInspectErrors(t *testing.T) {
+	for _, tc := range []struct {
+		csv, want string
+		line      int
+	}{
+		{"a,b\n1,2\n3,abc\n", `line 3, column 2 ("b")`, 3},
+		{"a,b\n1,2\n3\n", "line 3", 3},
+		{"", "empty", 0},
+	} {
+		r := inspect([]byte(tc.csv), inspectOptions{})
+		if r.Error == nil || !strings.Contains(r.Error.Message, tc.want) || r.Error.Line != tc.line {
+			t.Errorf("%q: error %+v, want %q at line %d", tc.csv, r.Error, tc.want, tc.line)
+		}
+	}
+	big := make([]byte, MaxBytes+1)
+	if r := inspect(big, inspectOptions{}); r.Error == nil || !strings.Contains(r.Error.Message, "up to 200 MB") {
+		t.Errorf("big file: %+v", r.Error)
+	}
+}
+
+func TestInspectTextColumnAndMarkup(t *testing.T) {
+	r := inspect([]byte("<img src=x onerror=alert(1)>,name\n1,Ann\n2,Bob\n"), inspectOptions{})
+	if r.Error != nil {
+		t.Fatal(r.Error.Message)
+	}
+	if r.Columns[0].Name != "<img src=x onerror=alert(1)>" || r.Columns[0].Type != "count" || r.Columns[1].Type != "text" {
+		t.Fatalf("columns %+v", r.Columns)
+	}
+	if r.Preview[1][1] != "Bob" {
+		t.Fatalf("preview %v", r.Preview)
+	}
+}
+
+const testConfig = `{"model":{"model":"logistic","outcome":"event","predictors":["age10","bmi5","sbp20","smoker"]},
+"data":{"bounds":{"age10":[-4.2,3],"bmi5":[-2.4,4.6],"sbp20":[-2.5,4.5],"smoker":[0,1],"event":[0,1]}},
+"algorithm":"hmc","chains":2,"warmup":50,"draws":40,"seed":7}`
+
+// TestChainsMatchRun checks that chains advanced in slices, collected and
+// exported the page's way equal run.Prepared.Run exported the CLI's way.
+func TestChainsMatchRun(t *testing.T) {
+	key := rng.NewKey() // the same key for both paths (fixed in testkey builds)
+	data := demoCSV(t)
+	var chains []chainData
+	var names []string
+	for c := range 2 {
+		ch, info, err := newChainWithKey(data, testConfig, c, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = info.Names
+		var pos []float64
+		for !ch.Finished() {
+			pos = append(pos, ch.Advance(7)...)
+		}
+		chains = append(chains, chainData{Positions: pos, Iterations: ch.Done()})
+	}
+	cfg, _ := run.ParseConfig([]byte(testConfig))
+	got, err := exportDraws(cfg, names, chains)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	cfg2, _ := run.ParseConfig([]byte(testConfig))
+	tab, _, err := run.LoadData(bytes.NewReader(data), cfg2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := run.Prepare(cfg2, tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	res := &run.Result{Config: cfg2, Names: p.Model.ParamNames()}
+	for c := range 2 {
+		cr, err := p.RunChain(context.Background(), c, key, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Chains = append(res.Chains, cr)
+	}
+	if err := export.WriteDrawsCSV(&want, res.Draws(false)); err != nil {
+		t.Fatal(err)
+	}
+	if got != want.String() {
+		t.Fatalf("draws differ:\n%.300s\nvs\n%.300s", got, want.String())
+	}
+
+	s, err := summarize(cfg, names, chains)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Rows) != 5 || s.RatioName != "odds ratio" || s.Rows[0].Ratio != nil || s.Rows[1].Ratio == nil {
+		t.Fatalf("summary %+v", s)
+	}
+	if _, err := json.Marshal(s); err != nil {
+		t.Fatal(err)
+	}
+	stan, err := exportStan(cfg, names, chains, 1, 2000, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := export.ReadDraws(strings.NewReader(stan))
+	if err != nil || d.NumIterations() != 40 || d.NumParams() != 5 {
+		t.Fatalf("stan: %v %v", err, d)
+	}
+}
+
+func TestCancelledChainsCutToShortest(t *testing.T) {
+	cfg, _ := run.ParseConfig([]byte(testConfig))
+	names := []string{"a"}
+	chains := []chainData{{Positions: make([]float64, 60), Iterations: 60}, {Positions: make([]float64, 55), Iterations: 55}}
+	out, err := exportDraws(cfg, names, chains)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := export.ReadDraws(strings.NewReader(out))
+	if err != nil || d.NumIterations() != 5 || d.NumChains() != 2 {
+		t.Fatalf("%v %+v", err, d)
+	}
+}
+
+func TestRecommend(t *testing.T) {
+	if got := recommend(2000, 5, false); got != "hmc" {
+		t.Fatalf("non-private default %q", got)
+	}
+	for _, a := range algorithms() {
+		if a.Doc == "" {
+			t.Errorf("%s has no doc", a.Name)
+		}
+	}
+}
