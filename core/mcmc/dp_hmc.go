@@ -42,6 +42,9 @@ import (
 // leaves the prior's support or the public Box, or whose Hamiltonian error
 // exceeds MaxEnergyError, is rejected and marked Divergent.
 //
+// Info.Clipped counts the clipped per-row gradients (L passes) plus the
+// clipped log-likelihood ratios (local diagnostics, never to be released).
+//
 // With Adapt set, η is tuned during warmup by dual averaging on the released
 // accept bit (μ does not depend on η).
 type DPHMC struct {

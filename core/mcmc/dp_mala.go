@@ -61,7 +61,8 @@ import (
 // only for σ_p ≲ √a/(G√n).
 //
 // ℓ_i(θ) and g(θ) are cached, so an iteration evaluates the data at θ' only
-// (Info.Rows = 2n). Invariance: the penalty test with a symmetric σ_l keeps
+// (Info.Rows = 2n; Info.Clipped counts clipped ratios plus clipped
+// gradients at θ', local diagnostics). Invariance: the penalty test with a symmetric σ_l keeps
 // the target invariant when no log-likelihood ratio is clipped (gradient
 // clipping only changes the proposal, which Q accounts for).
 //

@@ -404,3 +404,14 @@ func (a *dpAdapt) cap(s float64) float64 {
 	}
 	return s
 }
+
+// Compile-time checks of the DP kernels.
+var (
+	_ Kernel   = (*DPPenalty)(nil)
+	_ Kernel   = (*DPHMC)(nil)
+	_ Kernel   = (*DPMALA)(nil)
+	_ Kernel   = (*OPS)(nil)
+	_ Adaptive = (*DPPenalty)(nil)
+	_ Adaptive = (*DPHMC)(nil)
+	_ Adaptive = (*DPMALA)(nil)
+)
