@@ -323,12 +323,8 @@ func (k *DPHMC) EndWarmup() { k.step = k.ad.final(k.step) }
 // with μ_g = 1/(τ_g√n) + √d·2^−k and one log-likelihood-ratio release with
 // μ_l = 1/(τ_l√n) + 2^−k.
 func (k *DPHMC) PrivacyParams() PrivacyCost {
-	muL := 1 / (k.cfg.Tau * k.sqrtN)
-	muG := 1 / (k.cfg.TauGrad * k.sqrtN)
-	return PrivacyCost{Relation: k.rel, Gaussian: []GaussianRelease{
-		{What: "log-likelihood ratio", Count: 1, NominalMu: muL, Mu: muL + gridInflation(1, k.bits)},
-		{What: "gradient", Count: k.cfg.Leapfrog + 1, NominalMu: muG, Mu: muG + gridInflation(k.d, k.bits)},
-	}}
+	c, _ := k.cfg.Cost(k.nPub, k.d) // validated by NewDPHMC
+	return c
 }
 
 // AccountParams returns the arguments of privacy.HMCAccount /

@@ -306,12 +306,8 @@ func (k *DPMALA) EndWarmup() { k.step = k.ad.final(k.step) }
 // cfg.Step: the drift release with μ_g = σ_p·f·G/(2√a) + √d·2^−k and the
 // λ release with μ_l = 1/√τ + 2^−k.
 func (k *DPMALA) PrivacyParams() PrivacyCost {
-	muG := k.cfg.Step * k.f * k.cfg.GradClip / (2 * math.Sqrt(k.cfg.A))
-	muL := 1 / math.Sqrt(k.cfg.Tau)
-	return PrivacyCost{Relation: k.rel, Gaussian: []GaussianRelease{
-		{What: "proposal (drift)", Count: 1, NominalMu: muG, Mu: muG + gridInflation(k.d, k.bits)},
-		{What: "log acceptance ratio", Count: 1, NominalMu: muL, Mu: muL + gridInflation(1, k.bits)},
-	}}
+	c, _ := k.cfg.Cost(k.nPub, k.d) // validated by NewDPMALA
+	return c
 }
 
 // AccountParams returns the arguments of privacy.MALAAccount

@@ -248,10 +248,8 @@ func (k *DPPenalty) EndWarmup() { k.step = k.ad.final(k.step) }
 // PrivacyParams returns the cost of one iteration: one Gaussian release of
 // the clipped log-likelihood ratio with μ = 1/(τ√n) + 2^−k (grid).
 func (k *DPPenalty) PrivacyParams() PrivacyCost {
-	mu := 1 / (k.cfg.Tau * k.sqrtN)
-	return PrivacyCost{Relation: k.rel, Gaussian: []GaussianRelease{{
-		What: "log-likelihood ratio", Count: 1, NominalMu: mu, Mu: mu + gridInflation(1, k.bits),
-	}}}
+	c, _ := k.cfg.Cost(k.nPub, k.d) // validated by NewDPPenalty
+	return c
 }
 
 // AccountParams returns the arguments of privacy.PenaltyAccount /
