@@ -89,9 +89,32 @@ type Settings struct {
 	Lambda float64 `json:"lambda,omitempty"`
 	Chi    float64 `json:"chi,omitempty"`
 	// Box bounds every parameter to [-Box, Box] where a kernel needs a
-	// bounded region for its per-row bounds (TunaMH, DP kernels); 0 means
-	// unbounded.
+	// bounded region for its per-row bounds (TunaMH, DP kernels, required
+	// by ops); 0 means unbounded.
 	Box float64 `json:"box,omitempty"`
+
+	// Private kernels. Zero values mean: derived from public inputs (clip
+	// bounds from the model's public per-row bounds, noise calibrated to the
+	// budget and the number of iterations).
+
+	// Clip r bounds each row's log-likelihood ratio by r·‖θ'−θ‖.
+	Clip float64 `json:"clip,omitempty"`
+	// GradClip G bounds each row's gradient in L2 norm.
+	GradClip float64 `json:"grad_clip,omitempty"`
+	// Tau is the noise scale τ of the log-likelihood ratio (DP penalty,
+	// DP-HMC's τ_l; DP-MALA's τ as in the thesis, noise variance τ·c_l²).
+	Tau float64 `json:"tau,omitempty"`
+	// TauGrad is DP-HMC's gradient noise scale τ_g.
+	TauGrad float64 `json:"tau_grad,omitempty"`
+	// OCU proposes a change of one coordinate per iteration; GRW adds the
+	// guided random walk (a direction per coordinate, flipped on rejection).
+	OCU bool `json:"ocu,omitempty"`
+	GRW bool `json:"grw,omitempty"`
+	// MALAScale is DP-MALA's a: the proposal variance is a·σ_p².
+	MALAScale float64 `json:"mala_a,omitempty"`
+	// InnerIterations is the length of the exact-sampling run behind each
+	// one-posterior-sample draw (default 1000).
+	InnerIterations int `json:"inner_iterations,omitempty"`
 }
 
 // Validate checks the config without touching data.
@@ -140,6 +163,30 @@ func (c *Config) Validate() error {
 	}
 	if s.Box < 0 || math.IsNaN(s.Box) {
 		add("box must be > 0 (got %v)", s.Box)
+	}
+	for _, v := range []struct {
+		name string
+		x    float64
+	}{{"clip", s.Clip}, {"grad-clip", s.GradClip}, {"tau", s.Tau}, {"tau-grad", s.TauGrad}, {"mala-a", s.MALAScale}} {
+		if v.x < 0 || math.IsNaN(v.x) || math.IsInf(v.x, 0) {
+			add("%s must be a finite number > 0 (got %v)", v.name, v.x)
+		}
+	}
+	if s.InnerIterations < 0 {
+		add("inner-iterations must be ≥ 1 (got %d)", s.InnerIterations)
+	}
+	if b := c.Privacy; b != nil {
+		if !(b.Epsilon > 0) || math.IsInf(b.Epsilon, 0) {
+			add("epsilon must be a finite number > 0 (got %v)", b.Epsilon)
+		}
+		if !(b.Delta > 0 && b.Delta < 1) {
+			add("delta must be in (0, 1) (got %v)", b.Delta)
+		}
+		switch b.Relation {
+		case "", "replace", "add-remove":
+		default:
+			add("relation must be replace or add-remove (got %q)", b.Relation)
+		}
 	}
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))

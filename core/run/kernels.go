@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/dpmcmc/dpmcmc/core/mcmc"
 	"github.com/dpmcmc/dpmcmc/core/model"
@@ -38,6 +39,35 @@ var algorithms = map[string]algorithm{
 	"tunamh": {doc: "TunaMH, exact minibatch MH (needs public per-row bounds)", build: func(m model.Model, s Settings) (mcmc.Kernel, error) {
 		return mcmc.NewTunaMH(m, mcmc.TunaMHConfig{Step: or(s.Step, 0.1), Lambda: s.Lambda, Chi: orIfZero(s.Chi, s.Lambda, 1e-5), Box: box(m, s.Box)})
 	}},
+	"dp-penalty": {private: true, doc: "DP penalty MH (Yıldırım & Ermiş 2019): clipped log-likelihood ratio + Gaussian noise, penalty-corrected test", buildPrivate: func(m model.Model, s Settings, c *Config) (mcmc.Kernel, error) {
+		return mcmc.NewDPPenalty(m, withBox(penaltyConfig(s, c.Privacy.Relation, m.N()), m, s))
+	}},
+	"dp-hmc": {private: true, doc: "DP-HMC (Räisä et al. 2021): noisy clipped gradients in the leapfrog, penalty-corrected test", buildPrivate: func(m model.Model, s Settings, c *Config) (mcmc.Kernel, error) {
+		cfg := hmcConfig(s, c.Privacy.Relation, m.N())
+		cfg.Box = box(m, s.Box)
+		return mcmc.NewDPHMC(m, cfg)
+	}},
+	"dp-mala": {private: true, doc: "DP-MALA (thesis §4.2): noisy clipped-gradient proposal, penalty test", buildPrivate: func(m model.Model, s Settings, c *Config) (mcmc.Kernel, error) {
+		cfg := malaConfig(s, c.Privacy.Relation, m.N())
+		cfg.Box = box(m, s.Box)
+		return mcmc.NewDPMALA(m, cfg)
+	}},
+	"ops": {private: true, doc: "one posterior sample (Wang et al. 2015): exact draws from the tempered posterior inside a public box", buildPrivate: func(m model.Model, s Settings, c *Config) (mcmc.Kernel, error) {
+		total := c.Chains * c.Draws
+		if total < 1 || c.Privacy == nil {
+			return nil, fmt.Errorf("ops: the run must be planned first")
+		}
+		eps := c.Privacy.Epsilon / float64(total)
+		if eps*float64(total) > c.Privacy.Epsilon {
+			eps = math.Nextafter(eps, 0)
+		}
+		return mcmc.NewOPS(m, mcmc.OPSConfig{Epsilon: eps, Box: box(m, s.Box), InnerIterations: s.InnerIterations})
+	}},
+}
+
+func withBox(c mcmc.DPPenaltyConfig, m model.Model, s Settings) mcmc.DPPenaltyConfig {
+	c.Box = box(m, s.Box)
+	return c
 }
 
 // AlgorithmDoc returns a one-line description of the algorithm.

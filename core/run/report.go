@@ -3,6 +3,7 @@ package run
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/dpmcmc/dpmcmc/core/privacy"
 	"math"
 	"sort"
 	"strconv"
@@ -153,4 +154,95 @@ func roundUp(v float64, digits int) string {
 	e := math.Floor(math.Log10(v)) - float64(digits-1)
 	p := math.Pow(10, e)
 	return strconv.FormatFloat(math.Ceil(v/p)*p, 'g', digits, 64)
+}
+
+// NewReport computes the privacy report of a run from its resolved config
+// (Prepared.Config, or the config a plan was made for, resolved with
+// MakePlan's settings), the public n and d, and the iterations each chain
+// actually ran (warmup included). ε is computed from what ran, never from
+// what was planned.
+func NewReport(cfg *Config, n, d int, iterations []int, cancelled bool) (*PrivacyReport, error) {
+	if !IsPrivate(cfg.Algorithm) || cfg.Privacy == nil {
+		return nil, fmt.Errorf("%s is not a private algorithm: no privacy report", cfg.Algorithm)
+	}
+	if len(iterations) != cfg.Chains {
+		return nil, fmt.Errorf("report: %d iteration counts for %d chains", len(iterations), cfg.Chains)
+	}
+	total := 0
+	for _, it := range iterations {
+		if it < 0 {
+			return nil, fmt.Errorf("report: negative iteration count %d", it)
+		}
+		total += it
+	}
+	b := cfg.Privacy
+	rel := b.Relation
+	if rel == "" {
+		rel = "replace"
+	}
+	r := &PrivacyReport{
+		Tool: "dpmcmc", Algorithm: cfg.Algorithm, Model: cfg.Model.Model, N: n,
+		Relation: rel, Unit: "one row of the dataset (one patient or record)",
+		Bounds: cfg.Data.Bounds, EpsilonBudget: b.Epsilon, DeltaBudget: b.Delta,
+		Delta: b.Delta, Chains: cfg.Chains, Iterations: append([]int(nil), iterations...),
+		Warmup: cfg.Warmup, PlannedPerRun: cfg.Warmup + cfg.Draws, Cancelled: cancelled,
+		SeedPolicy: "the public seed drives only initial values and proposals; privacy noise and accept decisions come from a fresh crypto/rand key per run (ChaCha8, one stream per chain) that is never stored or exported",
+		Settings:   map[string]float64{},
+	}
+	if r.Bounds == nil {
+		r.Bounds = map[string][2]float64{}
+	}
+	s := cfg.Settings
+	switch cfg.Algorithm {
+	case "ops":
+		epsDraw := b.Epsilon / float64(cfg.Chains*cfg.Draws)
+		if epsDraw*float64(cfg.Chains*cfg.Draws) > b.Epsilon {
+			epsDraw = math.Nextafter(epsDraw, 0)
+		}
+		r.Epsilon = epsDraw * float64(total)
+		r.Delta = 0
+		r.Accountant = "pure ε, basic composition"
+		r.Mechanism = fmt.Sprintf("each draw is one sample from the posterior tempered to ε = %s per draw (exponential mechanism, Wang et al. 2015 Alg. 1) inside the public box [-%s, %s]^d", fmtFloat(epsDraw), fmtFloat(s.Box), fmtFloat(s.Box))
+		r.Settings["epsilon_per_draw"] = epsDraw
+		r.Settings["box"] = s.Box
+		r.Notes = append(r.Notes, "the guarantee is conditional on exact sampling from the tempered posterior; each draw is the final state of a long random-walk MH run inside the box, and the error of that approximation is not accounted")
+	default:
+		cost, err := stepCost(cfg.Algorithm, s, rel, n, d)
+		if err != nil {
+			return nil, err
+		}
+		mu1 := cost.StepMu()
+		r.Accountant = privacy.MethodTight + " Gaussian (μ-GDP composition, Sommer et al. / Dong et al.)"
+		if total > 0 {
+			g := privacy.TightGaussian{Mu: mu1}.Repeat(float64(total))
+			eps, err := g.Epsilon(b.Delta)
+			if err != nil {
+				return nil, err
+			}
+			r.Epsilon, r.Mu = eps, g.Mu
+		}
+		var parts []string
+		for _, g := range cost.Gaussian {
+			parts = append(parts, fmt.Sprintf("%d × %s (Gaussian, μ = %s)", g.Count, g.What, fmtFloat(g.Mu)))
+		}
+		r.Mechanism = "per iteration: " + strings.Join(parts, " + ") + "; released noisy values are rounded to a grid of step ≤ σ·2^-20 and μ includes that inflation"
+		r.Settings["step_mu"] = mu1
+		for k, v := range map[string]float64{"clip": s.Clip, "grad_clip": s.GradClip, "tau": s.Tau, "tau_grad": s.TauGrad, "step": s.Step, "box": s.Box} {
+			if v > 0 {
+				r.Settings[k] = v
+			}
+		}
+		if s.Leapfrog > 0 {
+			r.Settings["leapfrog"] = float64(s.Leapfrog)
+		}
+		r.Notes = append(r.Notes, "clip bounds are public (typed by the user or derived from the public column bounds); each row's contribution is clipped so its influence is bounded whatever its values")
+	}
+	if cancelled {
+		r.Notes = append(r.Notes, "the run was cancelled: ε counts the iterations that ran")
+	}
+	if b.Delta >= 1/float64(n) && r.Delta > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("δ = %g is not below 1/n = %g", b.Delta, 1/float64(n)))
+	}
+	r.Statement = statement(r)
+	return r, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/dpmcmc/dpmcmc/core/dataset"
@@ -32,6 +33,9 @@ func LoadData(r io.Reader, cfg *Config) (*dataset.Table, *dataset.LoadReport, er
 type Prepared struct {
 	Config *Config
 	Model  model.Model
+	// Plan is the resolved plan (private runs: iterations and noise from
+	// the budget); Config already holds its settings.
+	Plan *Plan
 	// Clipped counts values moved into their public bounds, per column.
 	// Local diagnostic: not private, never exported.
 	Clipped dataset.ClipCounts
@@ -63,10 +67,53 @@ func Prepare(cfg *Config, t *dataset.Table) (*Prepared, error) {
 	if !IsPrivate(cfg.Algorithm) && cfg.Privacy != nil {
 		return nil, fmt.Errorf("algorithm %s is not private: it cannot spend a privacy budget (choose a dp-* algorithm, or run without one)", cfg.Algorithm)
 	}
-	if _, err := newKernel(cfg.Algorithm, m, cfg.Settings, cfg); err != nil {
+	if IsPrivate(cfg.Algorithm) {
+		if err := checkPublicBounds(cfg, t); err != nil {
+			return nil, err
+		}
+	}
+	resolved, plan, err := resolve(cfg, m, m.N(), m.Dim())
+	if err != nil {
 		return nil, err
 	}
-	return &Prepared{Config: cfg, Model: m, Clipped: clipped}, nil
+	if _, err := newKernel(resolved.Algorithm, m, resolved.Settings, resolved); err != nil {
+		return nil, err
+	}
+	return &Prepared{Config: resolved, Model: m, Plan: plan, Clipped: clipped}, nil
+}
+
+// checkPublicBounds refuses a private run on a regression model unless every
+// column the model reads has a public bound: without one the per-row
+// sensitivities the accountant relies on do not hold.
+func checkPublicBounds(cfg *Config, t *dataset.Table) error {
+	cols := cfg.Model.Predictors
+	if len(cols) == 0 {
+		cols = t.Names
+	} else if cfg.Model.Outcome != "" {
+		cols = append([]string{cfg.Model.Outcome}, cols...)
+	}
+	var missing []string
+	for _, c := range cols {
+		if c == cfg.Model.Outcome && strings.EqualFold(strings.TrimSpace(cfg.Model.Model), "logistic") {
+			continue // 0/1 by the model's support check: bounded without a bound
+		}
+		if _, ok := cfg.Data.Bounds[c]; !ok {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) > 0 && isRegression(cfg.Model.Model) {
+		return fmt.Errorf("a private run needs a public bound for every column the model uses; missing: %s (give --bound COL=LO:HI from domain knowledge, never from the data)", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+func isRegression(name string) bool {
+	for _, mi := range model.Models() {
+		if strings.EqualFold(mi.Name, strings.TrimSpace(name)) {
+			return mi.Regression
+		}
+	}
+	return false
 }
 
 // initial draws chain c's starting point from its public stream.
@@ -182,4 +229,13 @@ func (r *Result) Iterations() int {
 		n += ch.Iterations
 	}
 	return n
+}
+
+// Report is the privacy report of a private run's result.
+func (p *Prepared) Report(res *Result) (*PrivacyReport, error) {
+	its := make([]int, len(res.Chains))
+	for c, ch := range res.Chains {
+		its[c] = ch.Iterations
+	}
+	return NewReport(p.Config, p.Model.N(), p.Model.Dim(), its, res.Cancelled)
 }

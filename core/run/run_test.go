@@ -92,3 +92,5 @@ func TestCancelCountsWhatRan(t *testing.T) {
 		t.Fatalf("progress reported %d iterations, %d ran", seen, total)
 	}
 }
+
+func openBC5() (*os.File, error) { return os.Open("../../testdata/logistic/bc5_design_std.csv") }

@@ -1,0 +1,330 @@
+package run
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/dpmcmc/dpmcmc/core/mcmc"
+	"github.com/dpmcmc/dpmcmc/core/model"
+	"github.com/dpmcmc/dpmcmc/core/privacy"
+)
+
+// Default lengths of a private run when the user fixes neither the number of
+// iterations nor the noise: 500 warmup + 500 draws per chain, the noise
+// calibrated to fit the budget.
+const (
+	defaultPrivateWarmup = 500
+	defaultPrivateDraws  = 500
+	// hmcTauRatio is τ_g/τ_l when DP-HMC's noise is calibrated (the DP-HMC
+	// paper's banana settings: τ_l = 0.1, τ_g = 0.55).
+	hmcTauRatio = 5.5
+)
+
+// Plan is what a private run will do and spend, computed from public inputs
+// only (n, d, the budget, the settings). Prepare applies the same plan, so
+// every browser worker derives identical settings.
+type Plan struct {
+	Algorithm string `json:"algorithm"`
+	Private   bool   `json:"private"`
+	N         int    `json:"n"`
+	Dim       int    `json:"dim"`
+	Chains    int    `json:"chains"`
+	Warmup    int    `json:"warmup_per_chain"`
+	Draws     int    `json:"draws_per_chain"`
+	// Epsilon is what the whole planned run spends at Delta (≤ the budget).
+	Epsilon    float64 `json:"epsilon"`
+	Delta      float64 `json:"delta"`
+	Accountant string  `json:"accountant,omitempty"`
+	// StepMu is the Gaussian-DP μ of one iteration, StepEpsilon the pure ε
+	// of one draw (ops).
+	StepMu      float64 `json:"step_mu,omitempty"`
+	StepEpsilon float64 `json:"step_epsilon,omitempty"`
+	// Settings are the resolved sampler settings (noise scales, clips).
+	Settings Settings `json:"settings"`
+	Notes    []string `json:"notes,omitempty"`
+}
+
+// IterationsPerChain is warmup plus draws.
+func (p *Plan) IterationsPerChain() int { return p.Warmup + p.Draws }
+
+// MakePlan plans a run on n rows with d parameters without touching data.
+// Settings that need the model's public per-row bounds (default clip
+// bounds) must be given, except where the plan does not depend on them.
+func MakePlan(cfg *Config, n, d int) (*Plan, error) {
+	_, p, err := resolve(cfg, nil, n, d)
+	return p, err
+}
+
+// resolve fills the private settings of cfg (defaults from the model's
+// public per-row bounds when m is not nil) and plans iterations or noise. It
+// returns the resolved config (a copy) and the plan.
+func resolve(cfg *Config, m model.Model, n, d int) (*Config, *Plan, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, nil, err
+	}
+	c := *cfg
+	p := &Plan{Algorithm: c.Algorithm, Private: IsPrivate(c.Algorithm), N: n, Dim: d, Chains: c.Chains}
+	if !p.Private {
+		p.Warmup, p.Draws, p.Settings = c.Warmup, c.Draws, c.Settings
+		return &c, p, nil
+	}
+	if c.Privacy == nil {
+		return nil, nil, fmt.Errorf("algorithm %s is private: give a budget (epsilon and delta)", c.Algorithm)
+	}
+	if n < 2 || d < 1 {
+		return nil, nil, fmt.Errorf("a private run needs n ≥ 2 rows and d ≥ 1 parameters (got n = %d, d = %d)", n, d)
+	}
+	b := *c.Privacy
+	if b.Relation == "" {
+		b.Relation = "replace"
+	}
+	c.Privacy = &b
+	p.Delta = b.Delta
+	if b.Delta >= 1/float64(n) {
+		p.Notes = append(p.Notes, fmt.Sprintf("δ = %g is not below 1/n = %g: a mechanism that publishes one random row would satisfy it; choose δ < 1/n", b.Delta, 1/float64(n)))
+	}
+	s := &c.Settings
+	if m != nil {
+		if err := defaultClips(c.Algorithm, s, m); err != nil {
+			return nil, nil, err
+		}
+	}
+	var err error
+	switch c.Algorithm {
+	case "ops":
+		err = planOPS(&c, p)
+	default:
+		err = planGaussian(&c, p, n, d)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	c.Warmup, c.Draws = p.Warmup, p.Draws
+	p.Settings = c.Settings
+	return &c, p, nil
+}
+
+// defaultClips sets the clip bounds the user left at zero to the model's
+// public per-row bounds, so nothing is clipped for rows inside the public
+// column bounds. They depend only on those bounds and the box.
+func defaultClips(alg string, s *Settings, m model.Model) error {
+	rb := m.RowBounds(box(m, s.Box))
+	needClip := alg == "dp-penalty" || alg == "dp-hmc" || alg == "dp-mala"
+	needGrad := alg == "dp-hmc" || alg == "dp-mala"
+	if needClip && s.Clip == 0 {
+		if math.IsInf(rb.Lipschitz, 0) || !(rb.Lipschitz > 0) {
+			return fmt.Errorf("%s needs --clip: the %s model has no finite public bound on how fast a row's log-likelihood changes (give public bounds for every column it uses, or a parameter --box, or set --clip)", alg, m.Name())
+		}
+		s.Clip = rb.Lipschitz
+	}
+	if needGrad && s.GradClip == 0 {
+		if math.IsInf(rb.GradNorm, 0) || !(rb.GradNorm > 0) {
+			return fmt.Errorf("%s needs --grad-clip: the %s model has no finite public bound on a row's gradient (give public bounds for every column it uses, or a parameter --box, or set --grad-clip)", alg, m.Name())
+		}
+		s.GradClip = rb.GradNorm
+	}
+	return nil
+}
+
+// privateConfigs returns the mcmc configs of the Gaussian DP kernels for
+// settings s (used both to build kernels and to compute their cost).
+func stepCost(alg string, s Settings, relation string, n, d int) (mcmc.PrivacyCost, error) {
+	switch alg {
+	case "dp-penalty":
+		return penaltyConfig(s, relation, n).Cost(n, d)
+	case "dp-hmc":
+		return hmcConfig(s, relation, n).Cost(n, d)
+	case "dp-mala":
+		return malaConfig(s, relation, n).Cost(n, d)
+	}
+	return mcmc.PrivacyCost{}, fmt.Errorf("no Gaussian accounting for %s", alg)
+}
+
+func penaltyConfig(s Settings, relation string, n int) mcmc.DPPenaltyConfig {
+	return mcmc.DPPenaltyConfig{Step: or(s.Step, 0.05), Clip: s.Clip, Tau: s.Tau, N: n, Relation: relation,
+		OCU: s.OCU, GRW: s.GRW, Adapt: !s.NoAdapt, TargetAccept: s.TargetAccept}
+}
+
+func hmcConfig(s Settings, relation string, n int) mcmc.DPHMCConfig {
+	return mcmc.DPHMCConfig{Step: or(s.Step, 0.01), Leapfrog: orInt(s.Leapfrog, 10), Clip: s.Clip, GradClip: s.GradClip,
+		Tau: s.Tau, TauGrad: s.TauGrad, N: n, Relation: relation, Adapt: !s.NoAdapt, TargetAccept: s.TargetAccept,
+		Jitter: mcmc.JitterConfig{Kind: s.Jitter}}
+}
+
+func malaConfig(s Settings, relation string, n int) mcmc.DPMALAConfig {
+	return mcmc.DPMALAConfig{Step: or(s.Step, 0.01), A: or(s.MALAScale, 1), Clip: s.Clip, GradClip: s.GradClip,
+		Tau: s.Tau, N: n, Relation: relation, Adapt: !s.NoAdapt, TargetAccept: s.TargetAccept}
+}
+
+// planGaussian plans a kernel whose iterations are Gaussian mechanisms,
+// composed with the tight Gaussian accountant (dp-hmc.txt Thm 2.4): either
+// the most iterations the budget allows for the given noise, or the least
+// noise that fits the given iterations.
+func planGaussian(c *Config, p *Plan, n, d int) error {
+	b := c.Privacy
+	s := &c.Settings
+	rel := b.Relation
+	noiseGiven := s.Tau > 0 && (c.Algorithm != "dp-hmc" || s.TauGrad > 0)
+	itersGiven := c.Draws > 0
+	if c.Algorithm == "dp-hmc" && (s.Tau > 0) != (s.TauGrad > 0) && itersGiven {
+		return errors.New("dp-hmc: give both --tau and --tau-grad, or neither (they are then calibrated to the budget)")
+	}
+	if c.Algorithm == "dp-mala" && s.GradClip == 0 {
+		return errors.New("dp-mala: the plan needs --grad-clip (the proposal's privacy cost depends on it)")
+	}
+	p.Accountant = privacy.MethodTight
+	switch {
+	case noiseGiven:
+		cost, err := stepCost(c.Algorithm, *s, rel, n, d)
+		if err != nil {
+			return err
+		}
+		mu1 := cost.StepMu()
+		maxT, err := privacy.MaxGaussianReleases(mu1, b.Epsilon, b.Delta)
+		if err != nil {
+			return err
+		}
+		per := maxT / c.Chains
+		if itersGiven {
+			need := c.Warmup + c.Draws
+			if need > per {
+				return fmt.Errorf("the budget (ε = %g, δ = %g) allows %d iterations per chain with this noise (%d chains), but %d were asked for (warmup %d + draws %d): lower the iterations, raise the noise (--tau), or leave one of them unset to have it planned", b.Epsilon, b.Delta, per, c.Chains, need, c.Warmup, c.Draws)
+			}
+			p.Warmup, p.Draws = c.Warmup, c.Draws
+		} else {
+			if per < 2 {
+				return fmt.Errorf("the budget (ε = %g, δ = %g) allows only %d iterations in total for %d chains with this noise: raise the noise (--tau) or the budget", b.Epsilon, b.Delta, maxT, c.Chains)
+			}
+			p.Warmup = c.Warmup
+			if p.Warmup == 0 || p.Warmup >= per {
+				p.Warmup = per / 2
+			}
+			p.Draws = per - p.Warmup
+		}
+		p.StepMu = mu1
+	default:
+		if !itersGiven {
+			if c.Warmup == 0 {
+				c.Warmup = defaultPrivateWarmup
+			}
+			c.Draws = defaultPrivateDraws
+		}
+		p.Warmup, p.Draws = c.Warmup, c.Draws
+		T := c.Chains * (c.Warmup + c.Draws)
+		if err := calibrate(c.Algorithm, s, rel, n, d, T, b.Epsilon, b.Delta); err != nil {
+			return err
+		}
+		cost, err := stepCost(c.Algorithm, *s, rel, n, d)
+		if err != nil {
+			return err
+		}
+		p.StepMu = cost.StepMu()
+	}
+	T := c.Chains * (p.Warmup + p.Draws)
+	eps, err := privacy.TightGaussian{Mu: p.StepMu}.Repeat(float64(T)).Epsilon(b.Delta)
+	if err != nil {
+		return err
+	}
+	if eps > b.Epsilon {
+		return fmt.Errorf("internal: planned ε %v exceeds the budget %v", eps, b.Epsilon)
+	}
+	p.Epsilon = eps
+	return nil
+}
+
+// calibrate sets the noise scales of s to the smallest (up to 1e-9
+// relative) for which T iterations stay within (ε, δ). The noise scales
+// enter every μ as 1/scale (penalty, HMC) or 1/√τ (MALA's ratio), so μ per
+// iteration decreases in a common multiplier; it is found by bisection on
+// that multiplier and the result is checked.
+func calibrate(alg string, s *Settings, rel string, n, d, T int, eps, delta float64) error {
+	muTot, err := privacy.MuFor(eps, delta)
+	if err != nil {
+		return err
+	}
+	target := muTot / math.Sqrt(float64(T))
+	set := func(x float64) {
+		switch alg {
+		case "dp-hmc":
+			s.Tau, s.TauGrad = x, hmcTauRatio*x
+		default:
+			s.Tau = x
+		}
+	}
+	mu := func(x float64) float64 {
+		t := *s
+		switch alg {
+		case "dp-hmc":
+			t.Tau, t.TauGrad = x, hmcTauRatio*x
+		default:
+			t.Tau = x
+		}
+		c, err := stepCost(alg, t, rel, n, d)
+		if err != nil {
+			return math.Inf(1)
+		}
+		return c.StepMu()
+	}
+	lo, hi := 1e-12, 1.0
+	for mu(hi) > target {
+		hi *= 2
+		if hi > 1e30 {
+			if alg == "dp-mala" {
+				return fmt.Errorf("dp-mala: the proposal alone (step %g, grad clip %g) spends more than the budget allows for %d iterations: lower --step or --grad-clip, or the iterations", s.Step, s.GradClip, T)
+			}
+			return fmt.Errorf("%s: no noise level fits %d iterations in ε = %g, δ = %g (the grid inflation alone exceeds it): lower the iterations", alg, T, eps, delta)
+		}
+	}
+	for i := 0; i < 200 && hi-lo > 1e-9*hi; i++ {
+		mid := (lo + hi) / 2
+		if mu(mid) > target {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	set(hi)
+	// Check the composition directly; nudge up if the root was on the edge.
+	for range 60 {
+		c, err := stepCost(alg, *s, rel, n, d)
+		if err != nil {
+			return err
+		}
+		got, err := privacy.TightGaussian{Mu: c.StepMu()}.Repeat(float64(T)).Epsilon(delta)
+		if err != nil {
+			return err
+		}
+		if got <= eps {
+			return nil
+		}
+		hi *= 1 + 1e-9
+		set(hi)
+	}
+	return errors.New("internal: noise calibration did not converge")
+}
+
+// planOPS plans one-posterior-sample draws: each draw is pure
+// ε_draw-DP (Wang et al. 2015, Alg. 1), and the draws compose by the
+// basic composition of pure DP, so ε_draw = ε / (chains × draws). Warmup
+// is zero: every draw is an independent exact sample.
+func planOPS(c *Config, p *Plan) error {
+	if c.Settings.Box <= 0 {
+		return errors.New("ops needs a public parameter --box: its log-likelihood bound is taken over it")
+	}
+	draws := c.Draws
+	if draws < 1 {
+		draws = 1
+	}
+	p.Warmup, p.Draws = 0, draws
+	total := c.Chains * draws
+	p.StepEpsilon = c.Privacy.Epsilon / float64(total)
+	p.Epsilon = p.StepEpsilon * float64(total)
+	if p.Epsilon > c.Privacy.Epsilon {
+		p.StepEpsilon = math.Nextafter(p.StepEpsilon, 0)
+		p.Epsilon = p.StepEpsilon * float64(total)
+	}
+	p.Accountant = "pure (basic composition)"
+	p.Notes = append(p.Notes, "one-posterior-sample's guarantee holds for exact samples from the tempered posterior; each draw here is the end of a long MH run inside the box, which approximates exact sampling (no extra δ is accounted for the approximation)")
+	return nil
+}

@@ -1,0 +1,139 @@
+package run
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/dpmcmc/dpmcmc/core/model"
+)
+
+// The DP-HMC paper's banana settings (testdata/README): total iterations
+// over 4 chains at ε = 2/6/10/15, n = 1e5, δ = 0.1/n. The plan floors per
+// chain, so totals may fall short of the anchors by up to chains−1; the grid
+// inflation (μ + 2^-20 per release) may cost one more.
+func TestPlanBananaAnchors(t *testing.T) {
+	for _, tc := range []struct {
+		alg     string
+		s       Settings
+		anchors []int
+	}{
+		{"dp-penalty", Settings{Tau: 0.17, Clip: 0.15, Step: 0.06}, []int{580, 4136, 9871, 19180}},
+		{"dp-hmc", Settings{Tau: 0.1, TauGrad: 0.55, Leapfrog: 25, Clip: 0.1, GradClip: 0.05, Step: 0.006}, []int{108, 769, 1836, 3569}},
+	} {
+		for i, eps := range []float64{2, 6, 10, 15} {
+			cfg := &Config{Model: model.Spec{Model: "banana"}, Algorithm: tc.alg, Chains: 4, Seed: 1,
+				Settings: tc.s, Privacy: &Budget{Epsilon: eps, Delta: 0.1 / 1e5}}
+			p, err := MakePlan(cfg, 100000, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total := 4 * p.IterationsPerChain()
+			if total > tc.anchors[i] || total < tc.anchors[i]-4 {
+				t.Errorf("%s ε=%g: %d iterations in total, anchor %d", tc.alg, eps, total, tc.anchors[i])
+			}
+			if p.Epsilon > eps || p.Warmup < 1 || p.Draws < 1 {
+				t.Errorf("%s ε=%g: plan %+v", tc.alg, eps, p)
+			}
+		}
+	}
+}
+
+// With the iterations fixed, the noise is calibrated so that the run spends
+// at most the budget and not much less.
+func TestPlanCalibratesNoise(t *testing.T) {
+	for _, alg := range []string{"dp-penalty", "dp-hmc", "dp-mala"} {
+		cfg := &Config{Model: model.Spec{Model: "banana"}, Algorithm: alg, Chains: 3, Warmup: 200, Draws: 300,
+			Settings: Settings{Clip: 1, GradClip: 1, Step: 0.001}, Privacy: &Budget{Epsilon: 1, Delta: 1e-6}}
+		p, err := MakePlan(cfg, 5000, 3)
+		if err != nil {
+			t.Fatalf("%s: %v", alg, err)
+		}
+		if p.Warmup != 200 || p.Draws != 300 {
+			t.Errorf("%s: iterations changed: %+v", alg, p)
+		}
+		if p.Epsilon > 1 || p.Epsilon < 0.999 {
+			t.Errorf("%s: calibrated run spends ε = %v of 1", alg, p.Epsilon)
+		}
+		if p.Settings.Tau <= 0 {
+			t.Errorf("%s: no τ", alg)
+		}
+	}
+	// Too many iterations for the given noise is an error naming the limit.
+	cfg := &Config{Model: model.Spec{Model: "banana"}, Algorithm: "dp-penalty", Chains: 4, Warmup: 500, Draws: 5000,
+		Settings: Settings{Tau: 0.17, Clip: 1}, Privacy: &Budget{Epsilon: 2, Delta: 1e-6}}
+	if _, err := MakePlan(cfg, 100000, 2); err == nil {
+		t.Fatal("over-budget plan accepted")
+	}
+	// Invalid budgets are refused.
+	for _, b := range []Budget{{Epsilon: 0, Delta: 1e-6}, {Epsilon: 1, Delta: 1}, {Epsilon: -1, Delta: 1e-6}, {Epsilon: 1, Delta: 0}} {
+		cfg := &Config{Model: model.Spec{Model: "banana"}, Algorithm: "dp-penalty", Chains: 1, Privacy: &b, Settings: Settings{Clip: 1}}
+		if _, err := MakePlan(cfg, 100, 2); err == nil {
+			t.Errorf("budget %+v accepted", b)
+		}
+	}
+}
+
+// A private run on the breast-cancer data end to end: bounds required, the
+// plan applied, ε computed from what ran, and a cancelled run reports less.
+func TestPrivateRunReport(t *testing.T) {
+	bounds := map[string][2]float64{"mean_radius": {-3, 5}, "mean_texture": {-3, 5}}
+	base := Config{
+		Model:     model.Spec{Model: "logistic", Outcome: "y", Predictors: []string{"mean_radius", "mean_texture"}},
+		Algorithm: "dp-penalty", Chains: 2, Seed: 3, Warmup: 100, Draws: 200,
+		Privacy: &Budget{Epsilon: 2, Delta: 1e-5},
+	}
+	noBounds := base
+	if _, err := tryPrepare(t, &noBounds); err == nil {
+		t.Fatal("private run without public bounds accepted")
+	}
+	cfg := base
+	cfg.Data.Bounds = bounds
+	p, err := tryPrepare(t, &cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Config.Settings.Clip <= 0 || p.Config.Settings.Tau <= 0 {
+		t.Fatalf("settings not resolved: %+v", p.Config.Settings)
+	}
+	// The default clip is the public Lipschitz bound √(1 + 5² + 5²).
+	if want := math.Sqrt(51); math.Abs(p.Config.Settings.Clip-want) > 1e-6 {
+		t.Errorf("clip %v, want %v", p.Config.Settings.Clip, want)
+	}
+	res, err := p.Run(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := p.Report(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Epsilon > 2 || rep.Epsilon < 1.99 || rep.Iterations[0] != 300 || rep.N != 569 || rep.Statement == "" {
+		t.Fatalf("report %+v", rep)
+	}
+	half, err := NewReport(p.Config, 569, 3, []int{150, 0}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(half.Epsilon < rep.Epsilon/1.5) || !half.Cancelled {
+		t.Fatalf("cancelled report ε = %v vs full %v", half.Epsilon, rep.Epsilon)
+	}
+	zero, _ := NewReport(p.Config, 569, 3, []int{0, 0}, true)
+	if zero.Epsilon != 0 {
+		t.Fatalf("nothing ran but ε = %v", zero.Epsilon)
+	}
+}
+
+func tryPrepare(t *testing.T, cfg *Config) (*Prepared, error) {
+	t.Helper()
+	f, err := openBC5()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tab, _, err := LoadData(f, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Prepare(cfg, tab)
+}
