@@ -107,7 +107,7 @@ type DPHMCConfig struct {
 	MaxEnergyError float64 `json:"max_energy_error,omitempty"`
 	// Box optionally restricts the chain to a public box.
 	Box []model.Interval `json:"box,omitempty"`
-	// GridBits is k of the release grid (default 20).
+	// GridBits is k of the release grid (default 24).
 	GridBits int `json:"grid_bits,omitempty"`
 
 	// NoiseOff disables the privacy noise and the grid (tests only: the

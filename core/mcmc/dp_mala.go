@@ -117,7 +117,7 @@ type DPMALAConfig struct {
 	TargetAccept float64 `json:"target_accept,omitempty"`
 	// Box optionally restricts the chain to a public box.
 	Box []model.Interval `json:"box,omitempty"`
-	// GridBits is k of the release grid (default 20).
+	// GridBits is k of the release grid (default 24).
 	GridBits int `json:"grid_bits,omitempty"`
 
 	// NoiseOff disables the noise on λ and the grid (tests only). The

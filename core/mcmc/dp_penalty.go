@@ -88,7 +88,7 @@ type DPPenaltyConfig struct {
 	TargetAccept float64 `json:"target_accept,omitempty"`
 	// Box optionally restricts the chain to a public box.
 	Box []model.Interval `json:"box,omitempty"`
-	// GridBits is k of the release grid 2^(⌊log₂σ⌋−k) (default 20).
+	// GridBits is k of the release grid 2^(⌊log₂σ⌋−k) (default 24).
 	GridBits int `json:"grid_bits,omitempty"`
 
 	// NoiseOff disables the privacy noise and the grid (tests only: the

@@ -21,7 +21,7 @@ import (
 //
 // A noisy float y = f(X) + Z that is released, or that drives a released
 // value, is put on the grid h·Z with h = 2^(⌊log₂ σ⌋ − k) (σ the noise std,
-// k = GridBits, default 20), so h ≤ σ·2^−k. Its low-order bits then carry
+// k = GridBits, default 24), so h ≤ σ·2^−k. Its low-order bits then carry
 // no information about f(X) beyond what the grid point carries (the
 // least-significant-bit attack on floating-point Gaussian noise, Mironov
 // 2012, does not apply). The accounting treats the snapped release as a
@@ -33,7 +33,7 @@ import (
 // Every kernel's PrivacyParams reports μ' (and the nominal Δ/σ alongside), so
 // an accountant that uses PrivacyParams is never optimistic by the grid. The
 // price in accuracy is negligible: snapping moves the released value by at
-// most h/2 ≤ σ·2^−(k+1), a relative 5e-7 of the noise std at the default.
+// most h/2 ≤ σ·2^−(k+1), a relative 3e-8 of the noise std at the default.
 //
 // # Clipped sums (rule 4, "sums of clipped terms must not exceed their bound")
 //
@@ -54,7 +54,7 @@ import (
 // changes the statistic being released, not its sensitivity.
 
 // DefaultGridBits is the default k of the release grid 2^(⌊log₂ σ⌋ − k).
-const DefaultGridBits = 20
+const DefaultGridBits = 24
 
 const unitRoundoff = 0x1p-53
 

@@ -225,7 +225,7 @@ func NewReport(cfg *Config, n, d int, iterations []int, cancelled bool) (*Privac
 		for _, g := range cost.Gaussian {
 			parts = append(parts, fmt.Sprintf("%d × %s (Gaussian, μ = %s)", g.Count, g.What, fmtFloat(g.Mu)))
 		}
-		r.Mechanism = "per iteration: " + strings.Join(parts, " + ") + "; released noisy values are rounded to a grid of step ≤ σ·2^-20 and μ includes that inflation"
+		r.Mechanism = "per iteration: " + strings.Join(parts, " + ") + "; released noisy values are rounded to a grid of step ≤ σ·2^-24 and μ includes that inflation"
 		r.Settings["step_mu"] = mu1
 		for k, v := range map[string]float64{"clip": s.Clip, "grad_clip": s.GradClip, "tau": s.Tau, "tau_grad": s.TauGrad, "step": s.Step, "box": s.Box} {
 			if v > 0 {
