@@ -36,6 +36,8 @@ type sampleFlags struct {
 	bounds, modelOpts                     listFlag
 	noPrivacy, printConfig, saveWarmup    bool
 	quiet                                 bool
+	report, relation                      string
+	epsilon, delta                        float64
 	cfg                                   run.Config
 }
 
@@ -67,6 +69,18 @@ func (f *sampleFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&c.Settings.Lambda, "lambda", 0, "TunaMH/DP-Fast MH constant λ")
 	fs.Float64Var(&c.Settings.Chi, "chi", 0, "TunaMH χ in λ = χC²M²")
 	fs.Float64Var(&c.Settings.Box, "box", 0, "bound every parameter to [-BOX, BOX] (kernels that need bounded parameters)")
+	fs.Float64Var(&f.epsilon, "epsilon", 0, "total privacy budget ε for all chains, warmup included (private algorithms)")
+	fs.Float64Var(&f.delta, "delta", 0, "total δ (private algorithms); choose δ < 1/n")
+	fs.StringVar(&f.relation, "relation", "replace", "neighbouring relation: replace (one row replaced, n public) or add-remove")
+	fs.Float64Var(&c.Settings.Clip, "clip", 0, "clip each row's log-likelihood ratio to ±R·‖θ'−θ‖ (default: the public bound implied by the column bounds)")
+	fs.Float64Var(&c.Settings.GradClip, "grad-clip", 0, "clip each row's gradient to L2 norm G (default: the public bound implied by the column bounds)")
+	fs.Float64Var(&c.Settings.Tau, "tau", 0, "noise scale τ (default: calibrated so the planned iterations fit the budget)")
+	fs.Float64Var(&c.Settings.TauGrad, "tau-grad", 0, "DP-HMC gradient noise scale τ_g (default: 5.5·τ)")
+	fs.BoolVar(&c.Settings.OCU, "ocu", false, "dp-penalty: change one coordinate per proposal")
+	fs.BoolVar(&c.Settings.GRW, "grw", false, "dp-penalty: guided random walk (implies --ocu)")
+	fs.Float64Var(&c.Settings.MALAScale, "mala-a", 0, "dp-mala: proposal variance factor a (default 1)")
+	fs.IntVar(&c.Settings.InnerIterations, "inner-iterations", 0, "ops: MH iterations behind each released draw (default 1000)")
+	fs.StringVar(&f.report, "report", "", "privacy report JSON (private runs; default OUT.privacy.json)")
 	fs.StringVar(&c.Init.Kind, "init", "", "initial values: uniform (default, U(-2,2)), zero, or comma-separated numbers")
 	fs.StringVar(&f.out, "out", "", "output draws file (required)")
 	fs.StringVar(&f.format, "format", "draws", "output format: draws (tidy CSV, all chains) or stan (CmdStan CSV, one file per chain: OUT_1.csv, ...)")
@@ -154,6 +168,40 @@ func (f *sampleFlags) buildConfig(fs *flag.FlagSet) (*run.Config, error) {
 	if cfg.Seed == 0 {
 		cfg.Seed = uint64(time.Now().UnixNano())
 	}
+	if set["epsilon"] || set["delta"] {
+		if !run.IsPrivate(cfg.Algorithm) {
+			return nil, fmt.Errorf("--epsilon/--delta: %s is not a private algorithm (private: %s)", cfg.Algorithm, strings.Join(privateAlgorithms(), ", "))
+		}
+		b := run.Budget{Epsilon: f.epsilon, Delta: f.delta, Relation: f.relation}
+		if cfg.Privacy != nil {
+			b = *cfg.Privacy
+			if set["epsilon"] {
+				b.Epsilon = f.epsilon
+			}
+			if set["delta"] {
+				b.Delta = f.delta
+			}
+		}
+		cfg.Privacy = &b
+	}
+	if cfg.Privacy != nil && set["relation"] {
+		cfg.Privacy.Relation = f.relation
+	}
+	if run.IsPrivate(cfg.Algorithm) {
+		if cfg.Privacy == nil {
+			return nil, fmt.Errorf("%s is private: give the total budget with --epsilon and --delta", cfg.Algorithm)
+		}
+		// Private runs plan their iterations from the budget unless the
+		// user fixed them: the flags' defaults do not count.
+		if f.config == "" {
+			if !set["warmup"] {
+				cfg.Warmup = 0
+			}
+			if !set["draws"] {
+				cfg.Draws = 0
+			}
+		}
+	}
 	if f.noPrivacy && run.IsPrivate(cfg.Algorithm) {
 		return nil, fmt.Errorf("--no-privacy: %s is a private algorithm and always adds its noise; choose a non-private algorithm instead", cfg.Algorithm)
 	}
@@ -226,6 +274,21 @@ func overlay(dst, src *run.Config, set map[string]bool) {
 	if set["box"] {
 		d.Box = s.Box
 	}
+	for name, p := range map[string][2]*float64{"clip": {&d.Clip, &s.Clip}, "grad-clip": {&d.GradClip, &s.GradClip},
+		"tau": {&d.Tau, &s.Tau}, "tau-grad": {&d.TauGrad, &s.TauGrad}, "mala-a": {&d.MALAScale, &s.MALAScale}} {
+		if set[name] {
+			*p[0] = *p[1]
+		}
+	}
+	if set["ocu"] {
+		d.OCU = s.OCU
+	}
+	if set["grw"] {
+		d.GRW = s.GRW
+	}
+	if set["inner-iterations"] {
+		d.InnerIterations = s.InnerIterations
+	}
 }
 
 func runSample(args []string, stdout, stderr io.Writer) error {
@@ -265,19 +328,26 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	}
 	defer file.Close()
 	start := time.Now()
-	tab, rep, err := run.LoadData(file, cfg)
+	tab, lrep, err := run.LoadData(file, cfg)
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.data, err)
 	}
 	if !f.quiet {
-		fmt.Fprintf(stderr, "loaded %s: %d rows × %d columns in %s\n", f.data, rep.Rows, tab.Cols(), time.Since(start).Round(time.Millisecond))
-		if rep.DroppedRows > 0 {
-			fmt.Fprintf(stderr, "dropped %d rows with missing values (not private, not exported)\n", rep.DroppedRows)
+		fmt.Fprintf(stderr, "loaded %s: %d rows × %d columns in %s\n", f.data, lrep.Rows, tab.Cols(), time.Since(start).Round(time.Millisecond))
+		if lrep.DroppedRows > 0 {
+			fmt.Fprintf(stderr, "dropped %d rows with missing values (not private, not exported)\n", lrep.DroppedRows)
 		}
 	}
 	p, err := run.Prepare(cfg, tab)
 	if err != nil {
 		return err
+	}
+	if pl := p.Plan; pl.Private && !f.quiet {
+		fmt.Fprintf(stderr, "plan: %d chains × (%d warmup + %d draws) iterations, ε = %.4g of %.4g at δ = %g (%s accountant)\n",
+			pl.Chains, pl.Warmup, pl.Draws, pl.Epsilon, cfg.Privacy.Epsilon, pl.Delta, pl.Accountant)
+		for _, n := range pl.Notes {
+			fmt.Fprintf(stderr, "note: %s\n", n)
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -290,7 +360,27 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	if res.Cancelled {
 		fmt.Fprintf(stderr, "interrupted: writing the %d iterations that ran\n", res.Iterations())
 	}
-	if err := writeDraws(f.out, f.format, cfg, res, f.saveWarmup); err != nil {
+	var rep *run.PrivacyReport
+	if run.IsPrivate(p.Config.Algorithm) {
+		if rep, err = p.Report(res); err != nil {
+			return err
+		}
+		path := f.report
+		if path == "" {
+			path = strings.TrimSuffix(f.out, filepath.Ext(f.out)) + ".privacy.json"
+		}
+		b, err := rep.JSON()
+		if err != nil {
+			return err
+		}
+		if err := writeFile(path, func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err }); err != nil {
+			return err
+		}
+		if !f.quiet {
+			fmt.Fprintf(stderr, "privacy report: %s\n%s\n", path, rep.Statement)
+		}
+	}
+	if err := writeDraws(f.out, f.format, p.Config, res, f.saveWarmup, rep); err != nil {
 		return err
 	}
 	d := res.Draws(false)
@@ -305,6 +395,9 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "local diagnostics (not private, not exported):")
 		for c, ch := range res.Chains {
 			fmt.Fprintf(stderr, "chain %d: acceptance %.3f over %d iterations", c+1, float64(ch.Accepted)/float64(max(ch.Iterations, 1)), ch.Iterations)
+			if ch.Rows > 0 && ch.Clipped > 0 {
+				fmt.Fprintf(stderr, ", %.2g%% of row terms clipped", 100*float64(ch.Clipped)/float64(ch.Rows))
+			}
 			if ch.Divergent > 0 {
 				fmt.Fprintf(stderr, ", %d divergent", ch.Divergent)
 			}
@@ -315,7 +408,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 }
 
 // writeDraws writes the draws in the chosen format.
-func writeDraws(out, format string, cfg *run.Config, res *run.Result, withWarmup bool) error {
+func writeDraws(out, format string, cfg *run.Config, res *run.Result, withWarmup bool, rep *run.PrivacyReport) error {
 	d := res.Draws(withWarmup)
 	if format == "draws" {
 		return writeFile(out, func(w io.Writer) error { return export.WriteDrawsCSV(w, d) })
@@ -324,6 +417,9 @@ func writeDraws(out, format string, cfg *run.Config, res *run.Result, withWarmup
 		Draws:  d,
 		Header: export.StanHeader{Model: cfg.Model.Model, Algorithm: cfg.Algorithm, NumSamples: cfg.Draws, NumWarmup: cfg.Warmup},
 		Config: cfg,
+	}
+	if rep != nil {
+		e.Privacy = rep
 	}
 	for c := range d.NumChains() {
 		name := out
@@ -354,6 +450,16 @@ func writeFile(name string, write func(io.Writer) error) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), name)
+}
+
+func privateAlgorithms() []string {
+	var out []string
+	for _, a := range run.Algorithms() {
+		if run.IsPrivate(a) {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 func splitList(s string) []string {

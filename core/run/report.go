@@ -182,7 +182,7 @@ func NewReport(cfg *Config, n, d int, iterations []int, cancelled bool) (*Privac
 	}
 	r := &PrivacyReport{
 		Tool: "dpmcmc", Algorithm: cfg.Algorithm, Model: cfg.Model.Model, N: n,
-		Relation: rel, Unit: "one row of the dataset (one patient or record)",
+		Relation: rel, Unit: "one row of the dataset: one patient or record",
 		Bounds: cfg.Data.Bounds, EpsilonBudget: b.Epsilon, DeltaBudget: b.Delta,
 		Delta: b.Delta, Chains: cfg.Chains, Iterations: append([]int(nil), iterations...),
 		Warmup: cfg.Warmup, PlannedPerRun: cfg.Warmup + cfg.Draws, Cancelled: cancelled,

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/dpmcmc/dpmcmc/core/run"
+)
+
+func init() {
+	register("plan", "plan a private run's iterations or noise without data", runPlan)
+}
+
+// runPlan answers "how many iterations per chain do I get" (noise given) and
+// "how much noise for N iterations" (iterations given) from public inputs
+// only: n, the number of parameters, the budget and the settings.
+func runPlan(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("plan", "--algorithm NAME --n N --epsilon E --delta D --chains C [--warmup W --draws D | --tau T] [settings]", stderr)
+	var (
+		cfg      run.Config
+		n, dim   int
+		eps, del float64
+		relation string
+	)
+	fs.StringVar(&cfg.Algorithm, "algorithm", "", "private algorithm: "+fmt.Sprint(privateAlgorithms()))
+	fs.IntVar(&n, "n", 0, "number of rows (public)")
+	fs.IntVar(&dim, "dim", 0, "number of parameters (needed by gradient samplers: dp-hmc, dp-mala)")
+	fs.Float64Var(&eps, "epsilon", 0, "total ε for all chains, warmup included")
+	fs.Float64Var(&del, "delta", 0, "total δ")
+	fs.StringVar(&relation, "relation", "replace", "neighbouring relation: replace or add-remove")
+	fs.IntVar(&cfg.Chains, "chains", 4, "number of chains")
+	fs.IntVar(&cfg.Warmup, "warmup", 0, "warmup iterations per chain (with --draws: fixes the iterations, and the noise is calibrated)")
+	fs.IntVar(&cfg.Draws, "draws", 0, "draws per chain after warmup")
+	s := &cfg.Settings
+	fs.Float64Var(&s.Tau, "tau", 0, "noise scale τ (given: the iterations are planned)")
+	fs.Float64Var(&s.TauGrad, "tau-grad", 0, "DP-HMC gradient noise scale τ_g")
+	fs.IntVar(&s.Leapfrog, "leapfrog", 0, "DP-HMC leapfrog steps L (default 10)")
+	fs.Float64Var(&s.Step, "step", 0, "DP-MALA proposal step σ_p (its cost depends on it)")
+	fs.Float64Var(&s.Clip, "clip", 1, "log-likelihood-ratio clip R (does not change the plan of dp-penalty and dp-hmc)")
+	fs.Float64Var(&s.GradClip, "grad-clip", 1, "gradient clip G (changes the plan of dp-mala only)")
+	fs.Float64Var(&s.MALAScale, "mala-a", 0, "DP-MALA proposal variance factor a (default 1)")
+	fs.Float64Var(&s.Box, "box", 0, "parameter box (ops)")
+	asText := fs.Bool("text", false, "print a sentence instead of JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if cfg.Algorithm == "" || n == 0 {
+		return errors.New("--algorithm and --n are required")
+	}
+	if !run.IsPrivate(cfg.Algorithm) {
+		return fmt.Errorf("%q is not a private algorithm (private: %v)", cfg.Algorithm, privateAlgorithms())
+	}
+	if (cfg.Algorithm == "dp-hmc" || cfg.Algorithm == "dp-mala") && dim < 1 {
+		return fmt.Errorf("--dim (the number of parameters) is required for %s", cfg.Algorithm)
+	}
+	if dim < 1 {
+		dim = 1
+	}
+	if cfg.Draws == 0 && cfg.Warmup > 0 && s.Tau == 0 {
+		return errors.New("--warmup without --draws: give both to fix the iterations, or --tau to plan them")
+	}
+	if n < 2 {
+		return fmt.Errorf("--n must be at least 2 (got %d)", n)
+	}
+	cfg.Privacy = &run.Budget{Epsilon: eps, Delta: del, Relation: relation}
+	if cfg.Algorithm == "ops" && cfg.Draws == 0 {
+		cfg.Draws = 1
+	}
+	p, err := run.MakePlan(&cfg, n, dim)
+	if err != nil {
+		return err
+	}
+	if *asText {
+		fmt.Fprintf(stdout, "%s with %d chains on n = %d: %d warmup + %d draws per chain (%d iterations in total), spending ε = %.4g at δ = %g (%s accountant)",
+			p.Algorithm, p.Chains, p.N, p.Warmup, p.Draws, p.Chains*p.IterationsPerChain(), p.Epsilon, p.Delta, p.Accountant)
+		if p.Settings.Tau > 0 {
+			fmt.Fprintf(stdout, "; noise τ = %.6g", p.Settings.Tau)
+			if p.Settings.TauGrad > 0 {
+				fmt.Fprintf(stdout, ", τ_g = %.6g", p.Settings.TauGrad)
+			}
+		}
+		fmt.Fprintln(stdout, ".")
+		for _, note := range p.Notes {
+			fmt.Fprintf(stdout, "Note: %s\n", note)
+		}
+		return nil
+	}
+	out := struct {
+		*run.Plan
+		IterationsPerChain int `json:"iterations_per_chain"`
+		TotalIterations    int `json:"total_iterations"`
+	}{p, p.IterationsPerChain(), p.Chains * p.IterationsPerChain()}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeCohort writes a logistic dataset of n rows whose values depend on
+// seed: two seeds give two datasets with the same n and different values.
+func writeCohort(t *testing.T, dir string, n int, seed uint64) string {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 1))
+	var b strings.Builder
+	b.WriteString("y,age,bmi\n")
+	for range n {
+		age := 20 + 60*r.Float64()
+		bmi := 18 + 20*r.Float64()
+		y := 0
+		if r.Float64() < 1/(1+mathExp(-(0.04*(age-50)+0.1*(bmi-25)))) {
+			y = 1
+		}
+		fmt.Fprintf(&b, "%d,%.6g,%.6g\n", y, age, bmi)
+	}
+	p := filepath.Join(dir, fmt.Sprintf("cohort%d.csv", seed))
+	if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func mathExp(x float64) float64 {
+	// small helper to keep the generator self-contained
+	s, term := 1.0, 1.0
+	for k := 1; k < 40; k++ {
+		term *= x / float64(k)
+		s += term
+	}
+	return s
+}
+
+// Every export of a private run holds nothing computed from the data but the
+// draws (and n): with the same config and seed, two datasets of the same
+// size give byte-identical exports once the draw rows are removed.
+func TestPrivateExportsHoldOnlyDrawsAndN(t *testing.T) {
+	dir := t.TempDir()
+	for _, alg := range []string{"dp-penalty", "dp-hmc", "dp-mala", "ops"} {
+		var stanRest, tidyHead, reports []string
+		for _, seed := range []uint64{1, 2} {
+			data := writeCohort(t, dir, 300, seed)
+			out := filepath.Join(dir, fmt.Sprintf("%s-%d.csv", alg, seed))
+			args := []string{"sample", "--data", data, "--model", "logistic", "--outcome", "y",
+				"--bound", "age=18:90", "--bound", "bmi=15:50", "--algorithm", alg,
+				"--epsilon", "1", "--delta", "1e-5", "--chains", "2", "--warmup", "20", "--draws", "30",
+				"--seed", "5", "--out", out, "--format", "stan", "--quiet"}
+			if alg == "ops" {
+				args = append(args, "--box", "5", "--inner-iterations", "50")
+			}
+			if alg == "dp-mala" {
+				args = append(args, "--step", "0.001", "--grad-clip", "5")
+			}
+			code, _, stderr := runCLI(t, args...)
+			if code != 0 {
+				t.Fatalf("%s: exit %d: %s", alg, code, stderr)
+			}
+			var rest []string
+			for _, c := range []string{"_1", "_2"} {
+				b, err := os.ReadFile(strings.TrimSuffix(out, ".csv") + c + ".csv")
+				if err != nil {
+					t.Fatal(err)
+				}
+				lines := strings.Split(string(b), "\n")
+				for i, l := range lines {
+					// keep comments and the column header; drop draw rows
+					if strings.HasPrefix(l, "#") || i == firstNonComment(lines) {
+						rest = append(rest, l)
+					}
+				}
+			}
+			stanRest = append(stanRest, strings.Join(rest, "\n"))
+			rep, err := os.ReadFile(strings.TrimSuffix(out, ".csv") + ".privacy.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m map[string]any
+			if err := json.Unmarshal(rep, &m); err != nil {
+				t.Fatal(err)
+			}
+			if m["n"].(float64) != 300 || m["epsilon_spent"].(float64) > 1 {
+				t.Fatalf("%s: report %s", alg, rep)
+			}
+			reports = append(reports, string(rep))
+			tidy := filepath.Join(dir, fmt.Sprintf("%s-%d-tidy.csv", alg, seed))
+			code, _, stderr = runCLI(t, replaceFlag(replaceFlag(args, "--out", tidy), "--format", "draws")...)
+			if code != 0 {
+				t.Fatalf("%s tidy: %s", alg, stderr)
+			}
+			b, _ := os.ReadFile(tidy)
+			tidyHead = append(tidyHead, strings.SplitN(string(b), "\n", 2)[0])
+		}
+		if stanRest[0] != stanRest[1] {
+			t.Errorf("%s: Stan CSV headers differ between datasets:\n%s\n---\n%s", alg, stanRest[0], stanRest[1])
+		}
+		if reports[0] != reports[1] {
+			t.Errorf("%s: privacy reports differ between datasets:\n%s\n---\n%s", alg, reports[0], reports[1])
+		}
+		if tidyHead[0] != tidyHead[1] {
+			t.Errorf("%s: tidy headers differ", alg)
+		}
+		for _, forbidden := range []string{"acceptance_rate", "accept_stat", "clip_fraction", "clipped_rows", "lp__", "log_lik", "elapsed", "seconds", "stepsize"} {
+			if strings.Contains(strings.ToLower(stanRest[0]), forbidden) {
+				t.Errorf("%s: export mentions %q:\n%s", alg, forbidden, stanRest[0])
+			}
+		}
+	}
+}
+
+func firstNonComment(lines []string) int {
+	for i, l := range lines {
+		if !strings.HasPrefix(l, "#") {
+			return i
+		}
+	}
+	return -1
+}
+
+func replaceFlag(args []string, flag, value string) []string {
+	out := append([]string(nil), args...)
+	for i := range out {
+		if out[i] == flag && i+1 < len(out) {
+			out[i+1] = value
+		}
+	}
+	return out
+}
+
+func TestPrivateRunRefusals(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCohort(t, dir, 100, 1)
+	out := filepath.Join(dir, "o.csv")
+	base := []string{"sample", "--data", data, "--model", "logistic", "--outcome", "y", "--out", out, "--quiet"}
+	for _, tc := range []struct {
+		extra []string
+		want  string
+	}{
+		{[]string{"--algorithm", "dp-penalty", "--epsilon", "1", "--delta", "1e-5"}, "public bound"},
+		{[]string{"--algorithm", "dp-penalty", "--bound", "age=18:90", "--bound", "bmi=15:50"}, "--epsilon"},
+		{[]string{"--algorithm", "dp-penalty", "--bound", "age=18:90", "--bound", "bmi=15:50", "--epsilon", "0", "--delta", "1e-5"}, "epsilon"},
+		{[]string{"--algorithm", "dp-penalty", "--bound", "age=18:90", "--bound", "bmi=15:50", "--epsilon", "1", "--delta", "1"}, "delta"},
+		{[]string{"--algorithm", "dp-penalty", "--bound", "age=18:90", "--bound", "bmi=15:50", "--epsilon", "1", "--delta", "1e-5", "--no-privacy"}, "no-privacy"},
+		{[]string{"--algorithm", "mh", "--epsilon", "1", "--delta", "1e-5"}, "not a private algorithm"},
+		{[]string{"--algorithm", "dp-penalty", "--bound", "age=18:90", "--bound", "bmi=15:50", "--epsilon", "1", "--delta", "1e-5", "--drop-missing"}, "drop_missing"},
+		{[]string{"--algorithm", "dp-penalty", "--bound", "age=18:90", "--bound", "bmi=15:50", "--epsilon", "1", "--delta", "1e-5", "--tau", "0.01", "--draws", "100000"}, "allows"},
+	} {
+		code, _, stderr := runCLI(t, append(append([]string{}, base...), tc.extra...)...)
+		if code == 0 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", tc.extra, code, stderr, tc.want)
+		}
+	}
+}
+
+func TestPlanCommand(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "plan", "--algorithm", "dp-penalty", "--n", "100000", "--epsilon", "2", "--delta", "1e-6", "--chains", "1", "--tau", "0.17")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	var p map[string]any
+	if err := json.Unmarshal([]byte(stdout), &p); err != nil {
+		t.Fatal(err)
+	}
+	if p["total_iterations"].(float64) != 580 {
+		t.Fatalf("plan: %s", stdout)
+	}
+	code, stdout, _ = runCLI(t, "plan", "--algorithm", "dp-hmc", "--n", "1000", "--dim", "3", "--epsilon", "1", "--delta", "1e-5", "--warmup", "100", "--draws", "100", "--text")
+	if code != 0 || !bytes.Contains([]byte(stdout), []byte("τ_g")) {
+		t.Fatalf("plan --text: %s", stdout)
+	}
+	for _, bad := range [][]string{
+		{"plan", "--algorithm", "mh", "--n", "10", "--epsilon", "1", "--delta", "1e-3"},
+		{"plan", "--algorithm", "dp-hmc", "--n", "10", "--epsilon", "1", "--delta", "1e-3"},
+		{"plan", "--algorithm", "dp-penalty", "--n", "10", "--epsilon", "-1", "--delta", "1e-3"},
+	} {
+		if code, _, _ := runCLI(t, bad...); code == 0 {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}
