@@ -238,11 +238,14 @@ func preview(data []byte, delim rune, ncol int) [][]string {
 
 // chainInfo describes a chain that a worker is about to run.
 type chainInfo struct {
-	Names  []string `json:"names"`
-	Dim    int      `json:"dim"`
-	Warmup int      `json:"warmup"`
-	Total  int      `json:"total"`
-	Rows   int      `json:"rows"`
+	// Config is the resolved config (private settings derived from public
+	// inputs), the one exports and the privacy report are made from.
+	Config json.RawMessage `json:"config"`
+	Names  []string        `json:"names"`
+	Dim    int             `json:"dim"`
+	Warmup int             `json:"warmup"`
+	Total  int             `json:"total"`
+	Rows   int             `json:"rows"`
 }
 
 // newChain loads the CSV, prepares the run and returns chain c (0-based)
@@ -274,7 +277,11 @@ func newChainWithKey(data []byte, cfgJSON string, c int, key rng.Key) (*run.Chai
 		return nil, chainInfo{}, err
 	}
 	names := p.Model.ParamNames()
-	return ch, chainInfo{Names: names, Dim: len(names), Warmup: min(p.Config.Warmup, ch.Total()), Total: ch.Total(), Rows: t.Rows}, nil
+	resolved, err := p.Config.PublicJSON()
+	if err != nil {
+		return nil, chainInfo{}, err
+	}
+	return ch, chainInfo{Config: resolved, Names: names, Dim: len(names), Warmup: min(p.Config.Warmup, ch.Total()), Total: ch.Total(), Rows: t.Rows}, nil
 }
 
 // chainData is one chain as the page holds it: every position that ran,
@@ -412,7 +419,7 @@ func exportStan(cfg *run.Config, names []string, chains []chainData, c, n int, c
 		Config: cfg,
 	}
 	if run.IsPrivate(cfg.Algorithm) {
-		rep, err := newReport(cfg, n, iterations(chains), cancelled)
+		rep, err := newReport(cfg, n, len(names), iterations(chains), cancelled)
 		if err != nil {
 			return "", err
 		}

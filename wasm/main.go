@@ -25,8 +25,8 @@
 //	summary(configJSON, namesJSON, chains) JSON: rows, verdict
 //	exportDraws(configJSON, namesJSON, chains)          tidy draws CSV text or {error}
 //	exportStan(configJSON, namesJSON, chains, c, n, cancelled) Stan CSV text (with the privacy report of a private run) or {error}
-//	plan(configJSON, n)                   JSON plan of a private run (public inputs only) or {error}
-//	report(configJSON, n, itersJSON, cancelled) privacy report JSON or {error}
+//	plan(bytes, configJSON)               JSON {plan, config (resolved)} as the chains will run, or {error}
+//	report(configJSON, n, d, itersJSON, cancelled) privacy report JSON or {error}
 //
 // chains is an array of {positions: Float64Array (iterations × dim, warmup
 // first), iterations: number}.
@@ -116,15 +116,11 @@ func install(global js.Value) js.Value {
 		return s
 	})
 	fn("plan", func(a []js.Value) any {
-		cfg, err := run.ParseConfig([]byte(a[0].String()))
+		p, err := plan(bytesFromJS(a[0]), a[1].String())
 		if err != nil {
 			return errorJSON(err)
 		}
-		p, err := plan(cfg, a[1].Int())
-		if err != nil {
-			return errorJSON(err)
-		}
-		return p
+		return mustJSON(p)
 	})
 	fn("report", func(a []js.Value) any {
 		cfg, err := run.ParseConfig([]byte(a[0].String()))
@@ -132,10 +128,10 @@ func install(global js.Value) js.Value {
 			return errorJSON(err)
 		}
 		var its []int
-		if err := json.Unmarshal([]byte(a[2].String()), &its); err != nil {
+		if err := json.Unmarshal([]byte(a[3].String()), &its); err != nil {
 			return errorJSON(err)
 		}
-		r, err := reportJSON(cfg, a[1].Int(), its, a[3].Truthy())
+		r, err := reportJSON(cfg, a[1].Int(), a[2].Int(), its, a[4].Truthy())
 		if err != nil {
 			return errorJSON(err)
 		}

@@ -1,28 +1,61 @@
 package main
 
-// The private-run API (plan and privacy report) — stubs until core/run
-// exports MakePlan and NewReport; see private_run.go when they land.
+// The private-run API: the plan of a run (from public inputs only) and the
+// privacy report of what ran, both computed by core/run.
 
 import (
-	"errors"
+	"bytes"
+	"encoding/json"
 
-	"github.com/dpmcmc/dpmcmc/core/export"
 	"github.com/dpmcmc/dpmcmc/core/run"
 )
 
-var errNoPrivate = errors.New("private runs are not available in this build yet")
-
-// plan returns the JSON plan of a private run (iterations per chain,
-// warmup, planned ε, accountant, noise scales) from public inputs only.
-func plan(cfg *run.Config, n int) (string, error) { return "", errNoPrivate }
-
-// newReport is the privacy report of a run of n rows whose chains ran
-// iterations (warmup included).
-func newReport(cfg *run.Config, n int, iterations []int, cancelled bool) (export.PrivacyReport, error) {
-	return nil, errNoPrivate
+// planResult is the plan of a run and its resolved config: the settings
+// Prepare derives from public inputs (n, d, bounds, budget), which every
+// chain worker derives identically.
+type planResult struct {
+	Plan   *run.Plan       `json:"plan"`
+	Config json.RawMessage `json:"config"`
 }
 
-// reportJSON is newReport as JSON.
-func reportJSON(cfg *run.Config, n int, iterations []int, cancelled bool) (string, error) {
-	return "", errNoPrivate
+// plan prepares the run on the loaded file as the chain workers will and
+// returns its plan. Only public quantities come out: n, d, and settings
+// derived from the typed bounds and budget.
+func plan(data []byte, cfgJSON string) (*planResult, error) {
+	cfg, err := run.ParseConfig([]byte(cfgJSON))
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	t, _, err := run.LoadData(bytes.NewReader(data), cfg)
+	if err != nil {
+		return nil, err
+	}
+	p, err := run.Prepare(cfg, t)
+	if err != nil {
+		return nil, err
+	}
+	resolved, err := p.Config.PublicJSON()
+	if err != nil {
+		return nil, err
+	}
+	return &planResult{Plan: p.Plan, Config: resolved}, nil
+}
+
+// newReport is the privacy report of a run of n rows and d parameters whose
+// chains ran iterations (warmup included); cfg is the resolved config.
+func newReport(cfg *run.Config, n, d int, iterations []int, cancelled bool) (*run.PrivacyReport, error) {
+	return run.NewReport(cfg, n, d, iterations, cancelled)
+}
+
+// reportJSON is newReport as JSON (the privacy.json export).
+func reportJSON(cfg *run.Config, n, d int, iterations []int, cancelled bool) (string, error) {
+	r, err := newReport(cfg, n, d, iterations, cancelled)
+	if err != nil {
+		return "", err
+	}
+	b, err := r.JSON()
+	return string(b), err
 }

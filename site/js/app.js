@@ -162,8 +162,10 @@ export class App {
     const outcome = $('outcome-select').value;
     const box = $('predictors');
     const before = new Set([...box.querySelectorAll('input:checked')].map((i) => i.value));
+    const listed = new Set([...box.querySelectorAll('input')].map((i) => i.value));
     const items = this.numericColumns().filter((c) => c.name !== outcome).map((c) => {
-      const on = chosen ? chosen.includes(c.name) : before.size ? before.has(c.name) : true;
+      // New columns (e.g. the previous outcome) start checked.
+      const on = chosen ? chosen.includes(c.name) : before.has(c.name) || !listed.has(c.name);
       const cb = el('input', { type: 'checkbox', value: c.name, testid: `predictor-${c.name}`, checked: on });
       cb.addEventListener('change', () => this.update());
       return el('label', { class: 'check' }, cb, ` ${c.name}`);
@@ -248,7 +250,7 @@ export class App {
         if (e.value) settings[k] = e.value;
       } else {
         const v = Number(e.value);
-        if (e.value !== '' && Number.isFinite(v) && v !== 0) settings[k] = k === 'leapfrog' ? Math.round(v) : v;
+        if (e.value !== '' && Number.isFinite(v) && v !== 0) settings[k] = k === 'leapfrog' || k === 'inner_iterations' ? Math.round(v) : v;
       }
     }
     const cfg = {
@@ -291,29 +293,47 @@ export class App {
     else if (algo?.private && !this.boundsComplete(used)) blocker = 'Fill in every public bound to run a private sampler.';
     else if (algo?.private && !(eps > 0)) blocker = 'ε must be a positive number.';
     else if (algo?.private && !(delta > 0 && delta < 1 / this.info.rows)) blocker = `δ must be positive and below 1/n = ${fmt(1 / this.info.rows)}.`;
-    let plan = '';
-    if (!blocker) {
-      if (algo?.private) {
-        const p = JSON.parse(this.api.plan(JSON.stringify(cfg), this.info.rows));
-        if (p.error) blocker = `Cannot plan this private run: ${p.error.message}`;
-        else plan = planText(p, cfg);
-      } else {
-        const per = cfg.warmup + cfg.draws;
-        plan = `Plan: ${cfg.chains} chain${cfg.chains > 1 ? 's' : ''} × ${fmtInt(per)} iterations (${fmtInt(cfg.warmup)} warmup + ${fmtInt(cfg.draws)} draws). Not private: no privacy budget is spent and none is protected.`;
-      }
-    }
-    $('plan').textContent = plan;
-    $('run-blocker').textContent = this.run?.active ? '' : blocker;
-    $('run-button').disabled = Boolean(blocker) || Boolean(this.run?.active);
     this.blocker = blocker;
+    if (blocker) {
+      this.planned = null;
+      $('plan').textContent = '';
+      this.showRunState();
+      return;
+    }
+    const cfgJSON = JSON.stringify(cfg);
+    if (this.planned?.cfgJSON === cfgJSON) {
+      this.showRunState();
+      return;
+    }
+    // Plan in worker 0 exactly as the chains will prepare the run.
+    this.planned = { cfgJSON, pending: true };
+    $('plan').textContent = 'Planning…';
+    this.showRunState();
+    clearTimeout(this.planTimer);
+    this.planTimer = setTimeout(async () => {
+      const res = await this.pool.plan(cfgJSON);
+      if (this.planned?.cfgJSON !== cfgJSON) return; // stale
+      this.planned = { cfgJSON, error: res.error?.message, plan: res.plan };
+      $('plan').textContent = res.error ? '' : planText(res.plan);
+      this.showRunState();
+    }, 150);
+  }
+
+  /** Enables the run button when the current config has a plan and no run is active. */
+  showRunState() {
+    const p = this.planned;
+    let why = this.blocker;
+    if (!why && p?.error) why = `Cannot run: ${p.error}`;
+    const active = Boolean(this.run?.active);
+    $('run-blocker').textContent = active ? '' : why;
+    $('run-button').disabled = active || Boolean(why) || !p || p.pending;
   }
 
   // ---- 6. run -----------------------------------------------------------
 
   startRun() {
-    this.update();
-    if (this.blocker || this.run?.active) return;
     const cfg = this.config();
+    if (this.blocker || this.run?.active || this.planned?.cfgJSON !== JSON.stringify(cfg) || this.planned.error) return;
     const algo = this.selectedAlgorithm();
     const id = ++this.runSeq;
     this.showError('');
@@ -362,11 +382,17 @@ export class App {
         ch.warmup = info.warmup;
         ch.positions = new Float64Array(info.total * info.dim);
         if (!run.names) {
+          // The resolved config (private settings derived from public
+          // inputs) is what the report and the exports are made from.
+          run.resolvedJSON = JSON.stringify(info.config);
           run.names = info.names;
           run.dim = info.dim;
           run.warmup = info.warmup;
           run.rows = info.rows;
           this.startLive(run);
+        } else if (JSON.stringify(info.config) !== run.resolvedJSON) {
+          run.failed = 'the chains derived different settings';
+          this.pool.cancel(run.id);
         }
         break;
       }
@@ -412,7 +438,8 @@ export class App {
     this.budgetTimer = setTimeout(() => {
       this.budgetTimer = null;
       const its = run.chains.map((c) => c.n);
-      const r = JSON.parse(this.api.report(run.cfgJSON, run.rows ?? run.n, JSON.stringify(its), false));
+      if (!run.resolvedJSON) return;
+      const r = JSON.parse(this.api.report(run.resolvedJSON, run.rows, run.dim, JSON.stringify(its), false));
       if (r.error) return;
       $('budget-meter').value = Math.min(1, r.epsilon_spent / r.epsilon_budget);
       $('budget-text').textContent = `ε spent ${fmt(r.epsilon_spent)} of ${fmt(r.epsilon_budget)} (δ = ${fmt(r.delta)})`;
@@ -499,11 +526,16 @@ function delimName(d) {
   return { ',': 'comma', ';': 'semicolon', '\t': 'tab' }[d] ?? `"${d}"`;
 }
 
-function planText(p, cfg) {
-  const per = p.iterations_per_chain ?? p.iterations ?? (p.warmup ?? 0) + (p.draws ?? 0);
-  const parts = [`Plan: ${cfg.chains} chain${cfg.chains > 1 ? 's' : ''} × ${fmtInt(per)} iterations`];
-  if (p.warmup !== undefined && p.draws !== undefined) parts[0] += ` (${fmtInt(p.warmup)} warmup + ${fmtInt(p.draws)} draws)`;
-  if (p.epsilon !== undefined) parts.push(`planned ε = ${fmt(p.epsilon)} at δ = ${fmt(p.delta ?? cfg.privacy.delta)}`);
-  if (p.accountant) parts.push(`accountant: ${p.accountant}`);
-  return `${parts.join('; ')}. Every iteration counts, warmup included; the run stops when the budget is spent.`;
+function planText(p) {
+  const per = p.warmup_per_chain + p.draws_per_chain;
+  let t = `Plan: ${p.chains} chain${p.chains > 1 ? 's' : ''} × ${fmtInt(per)} iterations (${fmtInt(p.warmup_per_chain)} warmup + ${fmtInt(p.draws_per_chain)} draws)`;
+  if (!p.private) return `${t}. Not private: no privacy budget is spent and none is protected.`;
+  t += `; planned ε = ${fmt(p.epsilon, 4)} at δ = ${fmt(p.delta)} (${p.accountant} accountant)`;
+  const s = p.settings ?? {};
+  const noise = [['tau', 'noise τ'], ['tau_grad', 'gradient noise τ_g'], ['clip', 'clip'], ['grad_clip', 'gradient clip']]
+    .filter(([k]) => s[k] > 0).map(([k, name]) => `${name} = ${fmt(s[k])}`);
+  if (noise.length) t += `; ${noise.join(', ')}`;
+  t += '. Every iteration counts, warmup included.';
+  for (const n of p.notes ?? []) t += ` Note: ${n}.`;
+  return t;
 }

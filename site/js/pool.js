@@ -42,10 +42,10 @@ export class Pool {
   }
 
   dispatch(worker, msg) {
-    if (msg.type === 'inspected' || (msg.type === 'error' && msg.id)) {
+    if (msg.type === 'inspected' || msg.type === 'planned' || (msg.type === 'error' && msg.id)) {
       const resolve = this.pending.get(msg.id);
       this.pending.delete(msg.id);
-      resolve?.(msg.type === 'inspected' ? msg.result : { error: msg.error, columns: [], preview: [] });
+      resolve?.(msg.type === 'error' ? { error: msg.error, columns: [], preview: [] } : msg.result);
       return;
     }
     for (const f of this.listeners) f(msg, worker);
@@ -57,6 +57,18 @@ export class Pool {
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
       this.workers[0].postMessage({ type: 'inspect', id, file, opts });
+    });
+  }
+
+  /**
+   * Plans a run on the last inspected file in worker 0, exactly as the
+   * chains will prepare it; resolves with {plan, config} or {error}.
+   */
+  plan(config) {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      this.workers[0].postMessage({ type: 'plan', id, config });
     });
   }
 

@@ -36,11 +36,11 @@ export class Results {
     section.hidden = false;
     section.dataset.state = run.cancelled ? 'cancelled' : 'done';
     const names = JSON.stringify(run.names);
-    const sum = JSON.parse(this.api.summary(run.cfgJSON, names, this.chainArgs()));
+    const sum = JSON.parse(this.api.summary(run.resolvedJSON, names, this.chainArgs()));
     this.report = null;
     if (run.private) {
       const its = JSON.stringify(run.chains.map((c) => c.iterations));
-      this.reportText = this.api.report(run.cfgJSON, run.rows, its, run.cancelled);
+      this.reportText = this.api.report(run.resolvedJSON, run.rows, run.dim, its, run.cancelled);
       const rep = JSON.parse(this.reportText);
       if (rep.error) {
         $('privacy-statement').textContent = `The privacy report could not be computed: ${rep.error.message}`;
@@ -131,7 +131,7 @@ export class Results {
   }
 
   exportDraws() {
-    const r = this.api.exportDraws(this.run.cfgJSON, JSON.stringify(this.run.names), this.chainArgs());
+    const r = this.api.exportDraws(this.run.resolvedJSON, JSON.stringify(this.run.names), this.chainArgs());
     if (r.startsWith('{"error"')) return this.fail('Export', JSON.parse(r));
     download(`dpmcmc-draws${this.suffix()}.csv`, r);
   }
@@ -141,7 +141,7 @@ export class Results {
     const names = JSON.stringify(run.names);
     const chains = this.chainArgs();
     for (let c = 0; c < chains.length; c++) {
-      const r = this.api.exportStan(run.cfgJSON, names, chains, c, run.rows, run.cancelled);
+      const r = this.api.exportStan(run.resolvedJSON, names, chains, c, run.rows, run.cancelled);
       if (r.startsWith('{"error"')) return this.fail('Export', JSON.parse(r));
       download(`dpmcmc-stan${this.suffix()}_${c + 1}.csv`, r);
       await new Promise((done) => setTimeout(done, 200)); // one download at a time

@@ -8,15 +8,16 @@
 // event loop, so a "cancel" message stops the chain after the current slice;
 // the "end" message then reports exactly the iterations that ran.
 //
-// Messages in:  {type:'init', module} | {type:'inspect', id, file, opts}
+// Messages in:  {type:'init', module} | {type:'inspect', id, file, opts} | {type:'plan', id, config}
 //               | {type:'start', runId, file, config, chain} | {type:'cancel', runId}
-// Messages out: {type:'ready', version} | {type:'inspected', id, result}
+// Messages out: {type:'ready', version} | {type:'inspected', id, result} | {type:'planned', id, result}
 //               | {type:'started', runId, chain, info} | {type:'draws', runId, chain, draws, iteration, total, accepted}
 //               | {type:'end', runId, chain, iterations, cancelled, ms} | {type:'error', runId?, id?, error}
 
 import { startEngine } from './wasm.js';
 
 let api;
+let lastBytes = null; // the file last inspected (worker 0), for plans
 const cancelled = new Set();
 
 const SLICE_MS = 12; // target time of one slice of iterations
@@ -39,6 +40,7 @@ async function readBytes(file) {
 
 async function inspect({ id, file, opts }) {
   const bytes = await readBytes(file);
+  lastBytes = bytes;
   const result = JSON.parse(api.inspect(bytes, JSON.stringify(opts ?? {})));
   postMessage({ type: 'inspected', id, result });
 }
@@ -106,6 +108,9 @@ onmessage = (e) => {
       break;
     case 'inspect':
       inspect(msg).catch(fail);
+      break;
+    case 'plan':
+      postMessage({ type: 'planned', id: msg.id, result: lastBytes ? JSON.parse(api.plan(lastBytes, msg.config)) : { error: { message: 'no file' } } });
       break;
     case 'start':
       runChain(msg).catch(fail);

@@ -1,0 +1,222 @@
+// End-to-end tests of the app's flow in headless Chromium: the demo, a CSV
+// from disk, runs, cancel, exports (parsed, in the CLI's formats), markup in
+// data rendered as text, loader errors, phone layout; every test also
+// proves no request after load (page and workers) and no CSP violation.
+// Screenshots of each step: e2e/screenshots/step-*-{1280x800,390x844}.png.
+//
+// Needs make build (bin/dpmcmc, build/site) and Chromium; run with
+//   node --test e2e/
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Harness, root, DESKTOP, PHONE, assertClean, shot, setRun, runToEnd, downloads, summaryRows } from './helpers.mjs';
+
+const h = new Harness();
+const tmp = mkdtempSync(path.join(tmpdir(), 'dpmcmc-e2e-'));
+const PARAMS = ['intercept', 'age10', 'bmi5', 'sbp20', 'smoker'];
+
+before(() => h.start(process.env.DPMCMC_SITE ?? path.join(root, 'build', 'site')));
+after(() => h.stop());
+
+/** Parses a simple CSV (no quoted fields) into rows; '#' lines are skipped. */
+function parseCSV(text) {
+  return text.trim().split('\n').filter((l) => !l.startsWith('#')).map((l) => l.split(','));
+}
+
+test('demo flow: 2 chains to completion, summary, plots, exports (1280x800)', { timeout: 180000 }, async () => {
+  const { context, page, rec } = await h.open(DESKTOP);
+  try {
+    // make serve shows the demo first; the button loads it again.
+    await shot(page, 'step-1-load-1280x800');
+    await page.getByTestId('demo-button').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="file-info"]').textContent.includes('2,000 rows'));
+    assert.equal(await page.getByTestId('preview').locator('tbody tr').count(), 5);
+    assert.equal(await page.getByTestId('outcome-select').inputValue(), 'event');
+    assert.equal(await page.getByTestId('model-select').inputValue(), 'logistic');
+    assert.equal(await page.getByTestId('bound-lo-age10').inputValue(), '-4.2');
+    assert.equal(await page.getByTestId('bound-hi-event').inputValue(), '1');
+    assert.match(await page.getByTestId('delta-input').inputValue(), /^1e-5$|^0\.00001$/);
+    await shot(page, 'step-2-model-1280x800', 'model');
+    await shot(page, 'step-3-bounds-1280x800', 'bounds');
+    await shot(page, 'step-4-budget-1280x800', 'budget');
+
+    await setRun(page, { algorithm: 'hmc', chains: 2, warmup: 100, draws: 150 });
+    assert.match(await page.getByTestId('plan').textContent(), /2 chains × 250 iterations/);
+    assert.equal(await page.getByTestId('not-private-warning').isVisible(), true);
+    await shot(page, 'step-5-algorithm-1280x800', 'algo');
+    assert.equal(await runToEnd(page), 'done');
+    await shot(page, 'step-6-run-1280x800', 'run');
+
+    const rows = await summaryRows(page);
+    assert.deepEqual(rows.map((r) => r[0]), PARAMS);
+    for (const r of rows.slice(1)) assert.match(r.at(-1), /^\d.*\(.+–.+\)$/, `odds ratio cell ${r}`);
+    assert.match(await page.getByTestId('privacy-statement').textContent(), /^NOT PRIVATE/);
+    assert.match(await page.getByTestId('verdict').textContent(), /\w/);
+    for (const id of ['trace-plot', 'density-plot', 'pair-plot']) {
+      assert.equal(await page.getByTestId(id).locator('canvas').count(), 1, id);
+    }
+    await shot(page, 'step-7-results-1280x800', 'results');
+
+    // Tidy draws CSV: the CLI's format (.chain, .iteration, .draw, parameters).
+    const [draws] = await downloads(page, 'export-draws');
+    assert.equal(draws.name, 'dpmcmc-draws-NOT-PRIVATE.csv');
+    const t = parseCSV(draws.text);
+    assert.deepEqual(t[0], ['.chain', '.iteration', '.draw', ...PARAMS]);
+    assert.equal(t.length, 1 + 2 * 150);
+    assert.deepEqual(t[1].slice(0, 3), ['1', '1', '1']);
+    assert.deepEqual(t.at(-1).slice(0, 3), ['2', '150', '300']);
+    // Stan CSV: one file per chain, CmdStan header comments, config, no lp__.
+    const stan = await downloads(page, 'export-stan', 2);
+    assert.deepEqual(stan.map((f) => f.name), ['dpmcmc-stan-NOT-PRIVATE_1.csv', 'dpmcmc-stan-NOT-PRIVATE_2.csv']);
+    for (const f of stan) {
+      assert.match(f.text, /^# model = logistic$/m);
+      assert.match(f.text, /^#\s+algorithm = hmc$/m);
+      assert.match(f.text, /^#\s+num_samples = 150$/m);
+      const cfg = JSON.parse(/^# config = (.*)$/m.exec(f.text)[1]);
+      assert.equal(cfg.algorithm, 'hmc');
+      assert.equal(cfg.chains, 2);
+      const s = parseCSV(f.text);
+      assert.deepEqual(s[0], PARAMS);
+      assert.equal(s.length, 1 + 150);
+      assert.doesNotMatch(f.text, /lp__/);
+    }
+    // A non-private run has no privacy report.
+    assert.equal(await page.getByTestId('export-report').isDisabled(), true);
+    await assertClean(page, rec);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a CSV from disk through csv-input (semicolons, Poisson)', { timeout: 120000 }, async () => {
+  const file = path.join(tmp, 'visits.csv');
+  const lines = ['age;smoker;visits'];
+  for (let i = 0; i < 300; i++) lines.push(`${(i % 7) - 3};${i % 3 === 0 ? 1 : 0};${(i * 7) % 5}`);
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  const { context, page, rec } = await h.open(DESKTOP);
+  try {
+    await page.getByTestId('csv-input').setInputFiles(file);
+    await page.waitForFunction(() => document.querySelector('[data-testid="file-info"]').textContent.startsWith('visits.csv: 300 rows'));
+    assert.match(await page.getByTestId('file-info').textContent(), /semicolon-separated/);
+    const types = await page.getByTestId('preview').locator('thead tr.types td').allTextContents();
+    assert.deepEqual(types, ['number', 'binary', 'count']);
+    assert.equal(await page.getByTestId('outcome-select').inputValue(), 'smoker');
+    await page.getByTestId('outcome-select').selectOption('visits');
+    assert.equal(await page.getByTestId('model-select').inputValue(), 'poisson');
+    // Bounds are never pre-filled from the data.
+    for (const c of ['age', 'smoker', 'visits']) {
+      assert.equal(await page.getByTestId(`bound-lo-${c}`).inputValue(), '');
+      assert.equal(await page.getByTestId(`bound-hi-${c}`).inputValue(), '');
+    }
+    await setRun(page, { algorithm: 'mh', chains: 2, warmup: 100, draws: 100 });
+    assert.equal(await runToEnd(page), 'done');
+    const rows = await summaryRows(page);
+    assert.deepEqual(rows.map((r) => r[0]), ['intercept', 'age', 'smoker']);
+    const head = await page.getByTestId('summary-table').locator('thead th').allTextContents();
+    assert.match(head.at(-1), /rate ratio/);
+    await assertClean(page, rec);
+  } finally {
+    await context.close();
+  }
+});
+
+test('cancel keeps the partial draws and says so', { timeout: 120000 }, async () => {
+  const { context, page, rec } = await h.open(DESKTOP);
+  try {
+    await setRun(page, { algorithm: 'mh', chains: 2, warmup: 50, draws: 5000000 });
+    await page.getByTestId('run-button').click();
+    await page.waitForFunction(() => {
+      const p = document.querySelector('[data-testid="progress-chain-1"]');
+      return p && p.value > 2000;
+    }, null, { timeout: 30000 });
+    await page.getByTestId('cancel-button').click();
+    const state = await page.waitForSelector('[data-testid="progress"]:is([data-state="cancelled"],[data-state="done"])', { timeout: 10000 });
+    assert.equal(await state.getAttribute('data-state'), 'cancelled');
+    const texts = await page.locator('[data-testid^="progress-text-"]').allTextContents();
+    assert.equal(texts.length, 2);
+    for (const tx of texts) assert.match(tx, /\(cancelled\)$/);
+    assert.equal(await page.locator('#results').getAttribute('data-state'), 'cancelled');
+    const rows = await summaryRows(page);
+    assert.deepEqual(rows.map((r) => r[0]), PARAMS);
+    assert.match(await page.getByTestId('verdict').textContent(), /cancelled: chains are cut to the shortest/);
+    const [draws] = await downloads(page, 'export-draws');
+    const t = parseCSV(draws.text);
+    const per = Number(/cut to the shortest, (\d+) draws/.exec(await page.getByTestId('verdict').textContent())[1]);
+    assert.equal(t.length, 1 + 2 * per);
+    await assertClean(page, rec);
+  } finally {
+    await context.close();
+  }
+});
+
+test('markup in a header and cells is rendered as text', { timeout: 60000 }, async () => {
+  const header = '<img src=x onerror=alert(1)>';
+  const file = path.join(tmp, 'markup.csv');
+  writeFileSync(file, `${header},y,"<b>bold</b>"\n1,0,<script>alert(2)</script>\n2,1,x\n3,0,y\n`);
+  const { context, page, rec } = await h.open(DESKTOP);
+  try {
+    await page.getByTestId('csv-input').setInputFiles(file);
+    await page.waitForFunction(() => document.querySelector('[data-testid="file-info"]').textContent.startsWith('markup.csv'));
+    const ths = await page.getByTestId('preview').locator('thead th').allTextContents();
+    assert.deepEqual(ths, [header, 'y', '<b>bold</b>']);
+    assert.equal(await page.locator('main img, main b, main script').count(), 0, 'no element made from data');
+    assert.equal(await page.getByTestId(`bound-lo-${header}`).count() + await page.getByTestId(`predictor-${header}`).count(), 2);
+    await page.waitForTimeout(300);
+    await assertClean(page, rec);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a bad CSV shows the loader\'s specific message', { timeout: 60000 }, async () => {
+  const file = path.join(tmp, 'bad.csv');
+  writeFileSync(file, 'age,event\n50,1\n61,0\nabc,1\n');
+  const { context, page, rec } = await h.open(DESKTOP);
+  try {
+    await page.getByTestId('csv-input').setInputFiles(file);
+    const err = page.getByTestId('error');
+    await err.waitFor({ state: 'visible' });
+    assert.match(await err.textContent(), /^bad\.csv: line 4, column 1 \("age"\): .*"abc".*not a number/);
+    assert.equal(await page.getByTestId('run-button').isVisible(), false);
+    await shot(page, 'step-1-error-1280x800');
+    await assertClean(page, rec);
+  } finally {
+    await context.close();
+  }
+});
+
+test('phone width: every step fits 390x844', { timeout: 120000 }, async () => {
+  const { context, page, rec } = await h.open(PHONE);
+  try {
+    await shot(page, 'step-1-load-390x844');
+    await shot(page, 'step-2-model-390x844', 'model');
+    await shot(page, 'step-3-bounds-390x844', 'bounds');
+    await shot(page, 'step-4-budget-390x844', 'budget');
+    await setRun(page, { algorithm: 'hmc', chains: 2, warmup: 100, draws: 100 });
+    await shot(page, 'step-5-algorithm-390x844', 'algo');
+    assert.equal(await runToEnd(page), 'done');
+    await shot(page, 'step-6-run-390x844', 'run');
+    await shot(page, 'step-7-results-390x844', 'results');
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `page is ${overflow}px wider than the screen`);
+    await assertClean(page, rec);
+  } finally {
+    await context.close();
+  }
+});
+
+test('every control is labelled', { timeout: 60000 }, async () => {
+  const { context, page } = await h.open(DESKTOP);
+  try {
+    const unlabelled = await page.evaluate(() => [...document.querySelectorAll('input, select, button')]
+      .filter((e) => !e.closest('[hidden]'))
+      .filter((e) => !(e.labels?.length || e.getAttribute('aria-label') || (e.tagName === 'BUTTON' && e.textContent.trim())))
+      .map((e) => e.dataset.testid ?? e.outerHTML.slice(0, 60)));
+    assert.deepEqual(unlabelled, []);
+  } finally {
+    await context.close();
+  }
+});
