@@ -28,7 +28,7 @@ GO_TEST_PKGS ?= ./...
 WASM_TEST_PKGS ?= ./wasm/...
 GOROOT_WASM := $(shell $(GO) env GOROOT)/lib/wasm
 
-.PHONY: build site cli serve test test-go test-wasm test-e2e deps fuzz-quick bench lint clean
+.PHONY: build site cli site-testkey cli-testkey serve test test-go test-wasm test-e2e deps fuzz-quick bench bench-go bench-browser lint clean
 
 build: site cli
 
@@ -37,6 +37,16 @@ site:
 
 cli:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/dpmcmc ./cmd/dpmcmc
+
+# Test variants with the fixed noise key (build tag dpmcmc_testkey): the
+# end-to-end tests compare the page's draws with the CLI's bit for bit.
+# Never deployed, never served by make serve.
+site-testkey:
+	TAGS=dpmcmc_testkey OUT=build/site-testkey ./build.sh
+
+cli-testkey:
+	$(GO) build -trimpath -tags dpmcmc_testkey -ldflags "$(LDFLAGS)" -o bin/dpmcmc-testkey ./cmd/dpmcmc
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -tags dpmcmc_testkey -ldflags "$(LDFLAGS)" -o bin/dpmcmc-testkey.wasm ./cmd/dpmcmc
 
 serve: build
 	bin/dpmcmc serve --addr $(ADDR) --dir build/site
@@ -52,7 +62,7 @@ test-wasm:
 deps:
 	e2e/deps.sh
 
-test-e2e: deps build
+test-e2e: deps build site-testkey cli-testkey
 	node --test e2e/
 
 # Runs each `func FuzzXxx` found in a _test.go file briefly. Add fuzz
@@ -69,8 +79,17 @@ fuzz-quick:
 	done < <(git ls-files --cached --others --exclude-standard -- '*_test.go'); \
 	if [[ $$found == 0 ]]; then echo "fuzz-quick: no Fuzz targets yet"; fi
 
-bench:
+bench: bench-go bench-browser
+
+bench-go:
 	$(GO) test -bench . -benchmem -run '^$$' ./...
+
+# The browser benchmark page (site/bench.html) run headless: per-iteration
+# time in wasm (worker) against native for the same config, time to ready,
+# transfer sizes. Writes build/bench/browser.json.
+bench-browser: deps build
+	$(GO) build -o bin/bench-native ./tools/benchnative
+	node e2e/bench.mjs
 
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard -- '*.go')); \

@@ -11,7 +11,11 @@
 # them (.gz always, .br when the brotli tool is installed).
 #
 # Environment: VERSION overrides the version; GO overrides the go command;
-# OUT overrides the output directory (default build/site).
+# OUT overrides the output directory (default build/site); TAGS adds Go build
+# tags to the engine. The test variant (TAGS=dpmcmc_testkey
+# OUT=build/site-testkey, made by `make site-testkey`) uses the fixed noise
+# key of core/rng so its draws can be compared with the CLI's bit for bit; it
+# is for the end-to-end tests only, never deployed nor served by make serve.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
@@ -39,17 +43,19 @@ fi
 
 VERSION=${VERSION:-$(version)}
 OUT=${OUT:-build/site}
+TAGS=${TAGS:-}
+wasm_out=build/wasm/app${TAGS:+-$TAGS}.wasm
 goroot=$("$GO" env GOROOT)
 
 mkdir -p build/wasm
-echo "build.sh: wasm engine ($VERSION)"
-GOOS=js GOARCH=wasm "$GO" build -trimpath -ldflags "-s -w -X main.Version=$VERSION" \
-	-o build/wasm/app.wasm ./wasm
+echo "build.sh: wasm engine ($VERSION${TAGS:+, tags $TAGS})"
+GOOS=js GOARCH=wasm "$GO" build -trimpath -tags "$TAGS" -ldflags "-s -w -X main.Version=$VERSION" \
+	-o "$wasm_out" ./wasm
 
 echo "build.sh: site -> $OUT"
 "$GO" run ./server/sitebuild -src site -out "$OUT" \
 	-add "js/wasm_exec.js=$goroot/lib/wasm/wasm_exec.js" \
-	-wasm "js/app.wasm.js=build/wasm/app.wasm"
+	-wasm "js/app.wasm.js=$wasm_out"
 
-wasm_bytes=$(wc -c < build/wasm/app.wasm)
+wasm_bytes=$(wc -c < "$wasm_out")
 echo "build.sh: app.wasm is $wasm_bytes bytes uncompressed"

@@ -220,3 +220,46 @@ test('every control is labelled', { timeout: 60000 }, async () => {
     await context.close();
   }
 });
+
+test('private run: bounds required, plan, budget meter, statement, privacy.json; cancel reports what ran', { timeout: 180000 }, async () => {
+  const { context, page, rec } = await h.open(DESKTOP);
+  try {
+    await setRun(page, { algorithm: 'dp-penalty', chains: 2, warmup: 50, draws: 100 });
+    // A private run cannot start without every bound.
+    await page.getByTestId('bound-hi-bmi5').fill('');
+    await page.waitForFunction(() => document.querySelector('[data-testid="run-button"]').disabled);
+    assert.match(await page.getByTestId('run-blocker').textContent(), /Fill in every public bound/);
+    await page.getByTestId('bound-hi-bmi5').fill('4.6');
+    await page.waitForFunction(() => /planned ε = 2/.test(document.querySelector('[data-testid="plan"]').textContent));
+    assert.equal(await runToEnd(page), 'done');
+    assert.match(await page.getByTestId('privacy-statement').textContent(), /satisfy \(ε = 2, δ = 1e-05\)-differential privacy/);
+    assert.match(await page.getByTestId('budget-text').textContent(), /ε spent/);
+    const [report] = await downloads(page, 'export-report');
+    const r = JSON.parse(report.text);
+    assert.deepEqual(r.iterations_per_chain, [150, 150]);
+    assert.ok(r.epsilon_spent <= 2 && r.epsilon_spent > 1.9, `ε spent ${r.epsilon_spent}`);
+    assert.equal(r.cancelled, false);
+    const [draws] = await downloads(page, 'export-draws');
+    assert.equal(draws.name, 'dpmcmc-draws.csv');
+    await shot(page, 'step-7-results-private-1280x800', 'results');
+
+    // Cancel a long private run: the report charges exactly what ran.
+    await page.getByTestId('draws-input').fill('2000000');
+    await page.waitForFunction(() => !document.querySelector('[data-testid="run-button"]').disabled, null, { timeout: 10000 });
+    await page.getByTestId('run-button').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="progress-chain-2"]')?.value > 500, null, { timeout: 30000 });
+    await shot(page, 'step-6-run-private-1280x800', 'run');
+    await page.getByTestId('cancel-button').click();
+    await page.waitForSelector('[data-testid="progress"][data-state="cancelled"]', { timeout: 10000 });
+    const ran = await page.locator('[data-testid^="progress-chain-"]').evaluateAll((ps) => ps.map((p) => p.value));
+    const [rep2] = await downloads(page, 'export-report');
+    const r2 = JSON.parse(rep2.text);
+    assert.equal(r2.cancelled, true);
+    assert.deepEqual(r2.iterations_per_chain, ran);
+    assert.ok(r2.epsilon_spent < 2, `cancelled run spent ${r2.epsilon_spent}`);
+    assert.match(await page.getByTestId('privacy-statement').textContent(), new RegExp(`${ran[0] + ran[1]} iterations in total`));
+    await assertClean(page, rec);
+  } finally {
+    await context.close();
+  }
+});

@@ -52,6 +52,7 @@ export class Results {
       $('privacy-statement').textContent = `NOT PRIVATE: these draws were produced by ${run.cfg.algorithm}, a sampler that adds no privacy noise. They are not differentially private and can reveal information about individual rows.`;
     }
     $('privacy-statement').classList.toggle('warn', !run.private);
+    $('run-config').textContent = JSON.stringify(run.cfg, null, 2);
     this.renderSummary(sum, run);
     const opts = run.names.map((n, j) => el('option', { value: String(j), text: n }));
     fill($('plot-param'), ...opts);

@@ -1,0 +1,107 @@
+// The page's draws equal the CLI's bit for bit: the test variant of the site
+// (build/site-testkey, engine built with -tags dpmcmc_testkey: the fixed
+// noise key of core/rng) and of the CLI run the same config and public seed;
+// the exported tidy draws, Stan CSV files and privacy.json must be
+// byte-identical to the CLI's files.
+//
+// Two CLIs: the same command compiled to wasm and run under Node
+// (bin/dpmcmc-testkey.wasm) must match exactly, always. The native CLI
+// (bin/dpmcmc-testkey) matches only where native and wasm floats agree: on
+// amd64, Go's math.Exp and math.Log run assembly (FMA) that can differ from
+// the portable Go code wasm runs in the last bit, and a chain amplifies
+// that. That comparison is reported as a TODO until core/ uses portable
+// exp/log (see docs/APP.md).
+//
+// Needs make site-testkey cli-testkey (make test-e2e builds them).
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Harness, root, DESKTOP, assertClean, setRun, runToEnd, downloads } from './helpers.mjs';
+
+const site = process.env.DPMCMC_SITE_TESTKEY ?? path.join(root, 'build', 'site-testkey');
+const cli = process.env.DPMCMC_BIN_TESTKEY ?? path.join(root, 'bin', 'dpmcmc-testkey');
+const cliWasm = `${cli}.wasm`;
+const wasmExecNode = path.join(execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim(), 'lib', 'wasm', 'wasm_exec_node.js');
+const demo = path.join(root, 'site', 'demo', 'cohort.csv');
+const tmp = mkdtempSync(path.join(tmpdir(), 'dpmcmc-testkey-'));
+const h = new Harness();
+
+before(async () => {
+  for (const p of [path.join(site, 'index.html'), cli, cliWasm]) {
+    if (!existsSync(p)) throw new Error(`missing ${p}: run make site-testkey cli-testkey`);
+  }
+  await h.start(site);
+});
+after(() => h.stop());
+
+/** Runs the CLI (native, or wasm under Node) on the demo with the page's config; returns its output file. */
+function runCLI(kind, name, cfgText, format) {
+  const cfg = path.join(tmp, `${name}.json`);
+  writeFileSync(cfg, cfgText);
+  const out = path.join(tmp, `${name}-${kind}-${format}.csv`);
+  const args = ['sample', '--config', cfg, '--data', demo, '--format', format, '--out', out, '--quiet'];
+  if (kind === 'native') execFileSync(cli, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+  else execFileSync(process.execPath, [wasmExecNode, cliWasm, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+  return out;
+}
+
+const files = {}; // algorithm -> the page's exports
+
+for (const algorithm of ['hmc', 'mh', 'dp-penalty', 'dp-hmc']) {
+  test(`${algorithm}: browser exports equal the CLI's (wasm under Node) byte for byte`, { timeout: 120000 }, async () => {
+    const { context, page, rec } = await h.open(DESKTOP);
+    try {
+      await setRun(page, { algorithm, chains: 2, warmup: 40, draws: 60, seed: 20240611 });
+      assert.equal(await runToEnd(page), 'done');
+      const cfgText = await page.getByTestId('run-config').textContent();
+      const cfg = JSON.parse(cfgText);
+      assert.equal(cfg.algorithm, algorithm);
+      assert.equal(cfg.seed, 20240611);
+      const got = { cfgText };
+      [got.draws] = await downloads(page, 'export-draws');
+      got.stan = await downloads(page, 'export-stan', 2);
+      if (cfg.privacy) {
+        [got.report] = await downloads(page, 'export-report');
+        assert.equal(got.report.name, 'privacy.json');
+        assert.equal(JSON.parse(got.report.text).statement, await page.getByTestId('privacy-statement').textContent());
+      } else {
+        assert.equal(await page.getByTestId('export-report').isDisabled(), true);
+      }
+      files[algorithm] = got;
+      assert.equal(got.draws.text.split('\n').length, 1 + 2 * 60 + 1);
+      compare(got, 'wasm', algorithm);
+      await assertClean(page, rec);
+    } finally {
+      await context.close();
+    }
+  });
+}
+
+for (const algorithm of ['hmc', 'mh', 'dp-penalty', 'dp-hmc']) {
+  test(`${algorithm}: browser draws equal the native CLI's bit for bit`, {
+    timeout: 60000,
+    todo: 'native amd64 math.Exp/math.Log (assembly) differ from wasm in the last bit; needs portable exp/log in core/',
+  }, () => {
+    assert.ok(files[algorithm], 'the browser run failed');
+    compare(files[algorithm], 'native', algorithm);
+  });
+}
+
+/** Asserts the page's files equal the CLI's (kind: wasm or native). */
+function compare(got, kind, algorithm) {
+  const cliDraws = readFileSync(runCLI(kind, algorithm, got.cfgText, 'draws'), 'utf8');
+  assert.ok(got.draws.text === cliDraws, `tidy draws differ from the ${kind} CLI's:\n${got.draws.text.slice(0, 300)}\nvs\n${cliDraws.slice(0, 300)}`);
+  const cliStan = runCLI(kind, algorithm, got.cfgText, 'stan');
+  for (let c = 0; c < 2; c++) {
+    const want = readFileSync(cliStan.replace(/\.csv$/, `_${c + 1}.csv`), 'utf8');
+    assert.ok(got.stan[c].text === want, `Stan CSV of chain ${c + 1} differs from the ${kind} CLI's:\n${got.stan[c].text.slice(0, 800)}\nvs\n${want.slice(0, 800)}`);
+  }
+  if (got.report) {
+    const want = readFileSync(cliStan.replace(/\.csv$/, '.privacy.json'), 'utf8');
+    assert.ok(got.report.text.trim() === want.trim(), `privacy.json differs from the ${kind} CLI's:\n${got.report.text}\nvs\n${want}`);
+  }
+}
