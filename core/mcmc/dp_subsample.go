@@ -1,0 +1,171 @@
+package mcmc
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"sort"
+	"strings"
+
+	"github.com/dpmcmc/dpmcmc/core/privacy"
+)
+
+// Minibatch machinery of the subsampled DP kernels (dp_barker.go,
+// dp_penalty_sub.go, dp_sgld.go, dp_fastmh.go).
+//
+// # Which stream draws the minibatch
+//
+// Privacy amplification by subsampling holds only if the adversary does not
+// know which rows were used: the amplified bound is for the mixture over
+// batches. The public stream is seeded by the user's seed, which is part of
+// the exported config, so batches drawn from it could be recomputed by
+// anyone holding the export and the bound would not apply. The subsampled
+// DP kernels therefore draw their batch indices from the noise stream
+// (CSPRNG, never exported). The draws are still data-independent (their
+// distribution does not depend on the data), as core/rng requires of
+// public randomness; they are merely kept secret. Batch sizes that the
+// accounting treats as known (TunaMH's B) stay on the public stream.
+
+// worSampler draws fixed-size batches without replacement: a partial
+// Fisher–Yates shuffle of a persistent permutation, O(b) per batch and no
+// allocation. Whatever the permutation's current order, the first b entries
+// after the shuffle are a uniformly random b-subset (in random order).
+type worSampler struct {
+	perm []int
+}
+
+func newWORSampler(n int) worSampler {
+	p := make([]int, n)
+	for i := range p {
+		p[i] = i
+	}
+	return worSampler{perm: p}
+}
+
+// draw returns a uniformly random b-subset of {0…n−1} (a view into the
+// sampler's permutation, valid until the next draw).
+func (s *worSampler) draw(r *rand.Rand, b int) []int {
+	p := s.perm
+	n := len(p)
+	for j := 0; j < b; j++ {
+		k := j + r.IntN(n-j)
+		p[j], p[k] = p[k], p[j]
+	}
+	return p[:b]
+}
+
+// poissonSample writes into buf (cap ≥ n) the rows included by independent
+// Bernoulli(q) coins, by geometric skips (O(qn) expected), and returns them.
+func poissonSample(r *rand.Rand, n int, q float64, buf []int) []int {
+	buf = buf[:0]
+	if q >= 1 {
+		for i := 0; i < n; i++ {
+			buf = append(buf, i)
+		}
+		return buf
+	}
+	lq := math.Log1p(-q)
+	i := -1
+	for {
+		u := 1 - r.Float64() // (0, 1]
+		g := math.Floor(math.Log(u) / lq)
+		if g >= float64(n) {
+			return buf
+		}
+		i += 1 + int(g)
+		if i >= n {
+			return buf
+		}
+		buf = append(buf, i)
+	}
+}
+
+// parseSampling maps the config string to the scheme ("" = without
+// replacement, the papers' default for fixed-size batches).
+func parseSampling(s string) (privacy.Sampling, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "without-replacement", "wor", "fixed", "shuffle":
+		return privacy.WithoutReplacement, nil
+	case "poisson":
+		return privacy.Poisson, nil
+	}
+	return 0, fmt.Errorf("mcmc: unknown sampling %q (want poisson or without-replacement)", s)
+}
+
+// batchSum accumulates scalar terms clipped to ±c exactly: each term is
+// rounded to an integer multiple of a power-of-two quantum with at most
+// qbits bits, so that Σk and Σk² are exact in 64-bit integers for up to
+// maxRows terms (maxRows·K² < 2^63). The clip bound is shrunk by
+// κ = 2(maxRows+1)u as in dpnoise.go, so float64 conversions of the sums
+// cannot push their sensitivity over the nominal bound.
+type batchSum struct {
+	qbits int
+	kap   float64
+}
+
+func newBatchSum(maxRows int) batchSum {
+	b := (62 - bits.Len(uint(maxRows))) / 2
+	return batchSum{qbits: min(b, 26), kap: 2 * (float64(maxRows) + 1) * unitRoundoff}
+}
+
+// quantum returns the shrunk bound c' = c(1−κ), the quantum q = 2^(e−qbits)
+// with c' < 2^e, and K = ⌊c'/q⌋.
+func (bs *batchSum) quantum(c float64) (cp, q float64, kmax int64) {
+	cp = c * (1 - bs.kap)
+	_, e := math.Frexp(cp)
+	q = math.Ldexp(1, e-bs.qbits)
+	return cp, q, int64(cp / q)
+}
+
+// quantTerm clips t to ±c' and quantizes it to an integer k ∈ [−K, K]
+// (t/q rounded; NaN → −K, counted as clipped).
+func quantTerm(t, cp, inv float64, kmax int64) (k int64, clipped bool) {
+	switch {
+	case t > cp:
+		return kmax, true
+	case t >= -cp:
+		k = roundInt(t * inv)
+		return max(-kmax, min(kmax, k)), false
+	}
+	return -kmax, true // t < −c' or NaN
+}
+
+// planIterations returns the largest total number of iterations (all
+// chains) whose ε at delta is at most eps, for a monotone accountant, by
+// doubling then bisection; 0 if even one iteration is over budget.
+func planIterations(eps, delta float64, account func(iters int) (privacy.Report, error)) (int, error) {
+	if !(eps > 0) {
+		return 0, fmt.Errorf("mcmc: ε = %v must be positive", eps)
+	}
+	ok := func(t int) (bool, error) {
+		r, err := account(t)
+		if err != nil {
+			return false, err
+		}
+		return r.Epsilon <= eps, nil
+	}
+	if good, err := ok(1); err != nil || !good {
+		return 0, err
+	}
+	lo, hi := 1, 2
+	for {
+		good, err := ok(hi)
+		if err != nil {
+			return 0, err
+		}
+		if !good {
+			break
+		}
+		lo, hi = hi, hi*2
+		if hi > 1<<40 {
+			return lo, nil
+		}
+	}
+	// ok(lo), !ok(hi)
+	n := sort.Search(hi-lo, func(i int) bool {
+		g, _ := ok(lo + i + 1)
+		return !g
+	})
+	return lo + n, nil
+}
