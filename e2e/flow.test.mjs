@@ -44,7 +44,7 @@ test('demo flow: 2 chains to completion, summary, plots, exports (1280x800)', { 
     await shot(page, 'step-4-budget-1280x800', 'budget');
 
     await setRun(page, { algorithm: 'hmc', chains: 2, warmup: 100, draws: 150 });
-    assert.match(await page.getByTestId('plan').textContent(), /2 chains × 250 iterations/);
+    await page.waitForFunction(() => /2 chains × 250 iterations/.test(document.querySelector('[data-testid="plan"]').textContent));
     assert.equal(await page.getByTestId('not-private-warning').isVisible(), true);
     await shot(page, 'step-5-algorithm-1280x800', 'algo');
     assert.equal(await runToEnd(page), 'done');
@@ -226,9 +226,11 @@ test('private run: bounds required, plan, budget meter, statement, privacy.json;
   try {
     await setRun(page, { algorithm: 'dp-penalty', chains: 2, warmup: 50, draws: 100 });
     // A private run cannot start without every bound.
+    await page.getByTestId('bound-lo-bmi5').fill('');
     await page.getByTestId('bound-hi-bmi5').fill('');
     await page.waitForFunction(() => document.querySelector('[data-testid="run-button"]').disabled);
     assert.match(await page.getByTestId('run-blocker').textContent(), /Fill in every public bound/);
+    await page.getByTestId('bound-lo-bmi5').fill('-2.4');
     await page.getByTestId('bound-hi-bmi5').fill('4.6');
     await page.waitForFunction(() => /planned ε = 2/.test(document.querySelector('[data-testid="plan"]').textContent));
     assert.equal(await runToEnd(page), 'done');

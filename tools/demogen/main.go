@@ -147,7 +147,7 @@ func main() {
 	flag.Parse()
 	csv := Generate()
 	outs := map[string][]byte{
-		filepath.Join(*root, "site", "demo", "cohort.csv"):  csv,
+		filepath.Join(*root, "site", "demo", "cohort.csv"): csv,
 		filepath.Join(*root, "site", "js", "demo-data.js"): Module(csv),
 	}
 	for p, data := range outs {
