@@ -1,0 +1,90 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Impossible settings are refused with the reason, as one line on stderr
+// and a non-zero exit, before any sampling (complements TestSampleErrors,
+// TestPrivateRunRefusals and TestPlanCommand).
+func TestImpossibleSettingsRefused(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCohort(t, dir, 100, 1)
+	out := filepath.Join(dir, "o.csv")
+	priv := []string{"sample", "--data", data, "--model", "logistic", "--outcome", "y", "--out", out, "--quiet",
+		"--bound", "age=18:90", "--bound", "bmi=15:50", "--algorithm", "dp-penalty"}
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		want  string
+		lines int // expected stderr lines (0: do not check)
+	}{
+		{"epsilon negative", append(clone(priv), "--epsilon", "-1", "--delta", "1e-5"), "epsilon must be a finite number > 0", 1},
+		{"epsilon inf", append(clone(priv), "--epsilon", "inf", "--delta", "1e-5"), "epsilon must be a finite number > 0", 1},
+		{"epsilon NaN", append(clone(priv), "--epsilon", "NaN", "--delta", "1e-5"), "epsilon must be a finite number > 0", 1},
+		{"delta zero", append(clone(priv), "--epsilon", "1", "--delta", "0"), "delta must be in (0, 1)", 1},
+		{"delta above one", append(clone(priv), "--epsilon", "1", "--delta", "1.5"), "delta must be in (0, 1)", 1},
+		{"delta negative", append(clone(priv), "--epsilon", "1", "--delta", "-1e-5"), "delta must be in (0, 1)", 1},
+		{"bound lo = hi", append(clone(priv), "--bound", "x=5:5", "--epsilon", "1", "--delta", "1e-5"), "x=5:5", 1},
+		{"bound lo > hi", append(clone(priv[:len(priv)-6]), "--bound", "age=90:18", "--bound", "bmi=15:50", "--algorithm", "dp-penalty", "--epsilon", "1", "--delta", "1e-5"), "age=90:18", 1},
+		{"bound not a number", append(clone(priv), "--bound", "age=a:b", "--epsilon", "1", "--delta", "1e-5"), "age=a:b", 1},
+		{"chains zero", append(clone(priv), "--chains", "0", "--epsilon", "1", "--delta", "1e-5"), "chains must be at least 1", 1},
+		{"chains negative", append(clone(priv), "--chains", "-3", "--epsilon", "1", "--delta", "1e-5"), "chains must be at least 1", 1},
+		{"chains too many", append(clone(priv), "--chains", "65", "--epsilon", "1", "--delta", "1e-5"), "chains must be at most 64", 1},
+		{"warmup negative", append(clone(priv), "--warmup", "-1", "--draws", "10", "--epsilon", "1", "--delta", "1e-5"), "warmup must be ≥ 0", 1},
+		{"relation unknown", append(clone(priv), "--relation", "swap", "--epsilon", "1", "--delta", "1e-5"), "relation must be replace or add-remove", 1},
+		{"tau negative", append(clone(priv), "--tau", "-1", "--epsilon", "1", "--delta", "1e-5"), "tau must be a finite number > 0", 1},
+		{"clip NaN", append(clone(priv), "--clip", "NaN", "--epsilon", "1", "--delta", "1e-5"), "clip must be a finite number > 0", 1},
+		{"flag not a number", append(clone(priv), "--epsilon", "one"), "invalid value", 0},
+		{"plan n = 1", []string{"plan", "--algorithm", "dp-penalty", "--n", "1", "--epsilon", "1", "--delta", "0.1"}, "--n must be at least 2", 1},
+		{"plan epsilon zero", []string{"plan", "--algorithm", "dp-penalty", "--n", "100", "--epsilon", "0", "--delta", "1e-5"}, "epsilon must be a finite number > 0", 1},
+		{"plan delta one", []string{"plan", "--algorithm", "dp-penalty", "--n", "100", "--epsilon", "1", "--delta", "1"}, "delta must be in (0, 1)", 1},
+		{"plan chains zero", []string{"plan", "--algorithm", "dp-penalty", "--n", "100", "--epsilon", "1", "--delta", "1e-5", "--chains", "0"}, "chains must be at least 1", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tc.args...)
+			if code == 0 {
+				t.Fatalf("accepted; stdout %q", stdout)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr %q lacks the reason %q", stderr, tc.want)
+			}
+			if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
+				t.Errorf("stderr shows a crash: %q", stderr)
+			}
+			if n := strings.Count(strings.TrimSpace(stderr), "\n") + 1; tc.lines > 0 && n != tc.lines {
+				t.Errorf("want %d line(s) on stderr, got %d:\n%s", tc.lines, n, stderr)
+			}
+		})
+	}
+}
+
+// δ ≥ 1/n is allowed (the user may have reasons) but the plan says why it
+// is a poor choice, on stderr for sample and in the text of plan.
+func TestDeltaAboveOneOverNWarns(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCohort(t, dir, 100, 1)
+	out := filepath.Join(dir, "o.csv")
+	code, _, stderr := runCLI(t, "sample", "--data", data, "--model", "logistic", "--outcome", "y", "--out", out,
+		"--bound", "age=18:90", "--bound", "bmi=15:50", "--algorithm", "dp-penalty", "--chains", "1",
+		"--warmup", "5", "--draws", "5", "--epsilon", "1", "--delta", "0.02", "--seed", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "note: δ = 0.02 is not below 1/n = 0.01") {
+		t.Errorf("no δ ≥ 1/n note on stderr:\n%s", stderr)
+	}
+	code, stdout, stderr := runCLI(t, "plan", "--algorithm", "dp-penalty", "--n", "100", "--epsilon", "1", "--delta", "0.02", "--text")
+	if code != 0 || !strings.Contains(stdout, "Note: δ = 0.02 is not below 1/n") {
+		t.Errorf("plan --text: exit %d\n%s%s", code, stdout, stderr)
+	}
+	// δ < 1/n: no note.
+	code, stdout, _ = runCLI(t, "plan", "--algorithm", "dp-penalty", "--n", "100", "--epsilon", "1", "--delta", "0.001", "--text")
+	if code != 0 || strings.Contains(stdout, "1/n") {
+		t.Errorf("unexpected note for δ < 1/n:\n%s", stdout)
+	}
+}
+
+func clone(s []string) []string { return append([]string(nil), s...) }
