@@ -4,6 +4,8 @@
 #   make serve       build, then serve the app on http://127.0.0.1:8080/ (ADDR=...)
 #   make test        lint, native Go tests, wasm tests, browser end-to-end tests
 #   make fuzz-quick  every Fuzz target for FUZZTIME (default 10s) each
+#   make fuzz        every Fuzz target for FUZZTIME=5m each (docs/RELIABILITY.md)
+#   make audit       full privacy audit of the DP samplers, noise-key leak test
 #   make bench       all benchmarks
 #   make lint        gofmt and go vet
 #
@@ -78,6 +80,20 @@ fuzz-quick:
 		done; \
 	done < <(git ls-files --cached --others --exclude-standard -- '*_test.go'); \
 	if [[ $$found == 0 ]]; then echo "fuzz-quick: no Fuzz targets yet"; fi
+
+.PHONY: fuzz audit
+
+# The longer fuzzing run (default 5 minutes per target; FUZZTIME=... on the
+# command line overrides it). Results are recorded in docs/RELIABILITY.md.
+fuzz:
+	$(MAKE) --no-print-directory fuzz-quick FUZZTIME=$(if $(filter command line,$(origin FUZZTIME)),$(FUZZTIME),5m)
+
+# The full privacy audit: core/audit with 10x the trials of the CI run (which
+# is part of test-go), then the noise-key leak test on a build with the fixed
+# test key. Each audit prints an "AUDIT |" line (docs/RELIABILITY.md).
+audit:
+	$(GO) test -count=1 -timeout 120m -v ./core/audit/ -args -audit.full
+	$(GO) test -count=1 -tags dpmcmc_testkey -run '^TestNoiseKeyNeverInOutputs$$' -v ./cmd/dpmcmc/
 
 bench: bench-go bench-browser
 
