@@ -337,7 +337,7 @@ func subsampledCase(t *testing.T, name string, s privacy.Sampling, rel privacy.R
 		t.Fatal(err)
 	}
 	return auditCase{kernel: "subsampled Gaussian (fixed batch)", variant: name, mech: m, claim: rep.Epsilon, delta: delta,
-		broken: broken, trials: 200000}
+		broken: broken, trials: 100000}
 }
 
 func TestAuditSubsampledAccounting(t *testing.T) {
