@@ -102,3 +102,44 @@ func TestAuditDPPenaltySub(t *testing.T) {
 		runAudit(t, penaltySubCase(t, "noise-scaled-down", 0.25, 15, true, 1e-3))
 	})
 }
+
+// barkerFullCase audits one full-data DP Barker iteration (Full, C = 2) on
+// n = 2 rows: the differing row's log-likelihood ratio is clipped to ±B
+// (B = 1: μ = 2B/√C ≈ 1.41), the public prior slope puts D's Barker
+// statistic at Δ = −6, where the accept bit (≈ logistic(Δ)) is most
+// informative. Barker's noise is fixed by C, so the seeded bug is
+// clip-removed: the kernel clips at 100·B while the claim uses B.
+func barkerFullCase(t *testing.T, name string, clipScale float64, broken bool, delta float64) auditCase {
+	const (
+		B, step = 1.0, 1.0
+		seed    = 37
+		d0      = -6.0
+	)
+	u := step * publicNorm(seed, 0)
+	cfg := mcmc.DPBarkerConfig{Step: step, Full: true, Clip: B}
+	rep, _, err := cfg.Account(2, 1, delta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc := cfg
+	kc.Clip = B * clipScale
+	beta := (d0 + kc.Clip) / u // Δ_D = −Clip + βu
+	pair := Neighbours([][]float64{{0}}, []float64{-math.Copysign(advSlope, u)}, []float64{beta}, nil)
+	spec := KernelSpec{
+		New:    func(nb int) (mcmc.Kernel, error) { return mcmc.NewDPBarker(pair[nb], kc) },
+		Theta0: []float64{0}, PublicSeed: seed,
+	}
+	return auditCase{kernel: "dp-barker full (1 step)", variant: name, mech: spec.Mechanism(), claim: rep.Epsilon,
+		delta: delta, stats: []Statistic{Moves(spec.Theta0)}, broken: broken, trials: 100000}
+}
+
+func TestAuditDPBarkerFull(t *testing.T) {
+	t.Run("correct", func(t *testing.T) {
+		t.Parallel()
+		runAudit(t, barkerFullCase(t, "correct", 1, false, 1e-3))
+	})
+	t.Run("clip-removed", func(t *testing.T) {
+		t.Parallel()
+		runAudit(t, barkerFullCase(t, "clip-removed", 100, true, 1e-3))
+	})
+}
