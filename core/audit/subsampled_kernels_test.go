@@ -2,6 +2,7 @@ package audit
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/dpmcmc/dpmcmc/core/mcmc"
@@ -142,4 +143,31 @@ func TestAuditDPBarkerFull(t *testing.T) {
 		t.Parallel()
 		runAudit(t, barkerFullCase(t, "clip-removed", 100, true, 1e-3))
 	})
+}
+
+// A minibatch larger than n (or empty) is refused by every subsampled
+// kernel's constructor and accountant, with the reason. (The run config and
+// the command line have no batch setting yet.)
+func TestSubsampledKernelsRefuseImpossibleBatch(t *testing.T) {
+	pair := Neighbours([][]float64{{0}, {0}, {0}}, []float64{1}, []float64{0}, nil)
+	m := pair[0] // n = 4
+	for _, b := range []int{0, -1, 5, 1 << 30} {
+		checks := map[string]error{}
+		_, checks["dp-sgld"] = mcmc.NewDPSGLD(m, mcmc.DPSGLDConfig{Step: 0.1, Batch: b, GradClip: 1})
+		_, checks["dp-sgld account"] = mcmc.DPSGLDConfig{Step: 0.1, Batch: b, GradClip: 1}.Account(4, 1, 10, 1e-5)
+		_, checks["dp-penalty-sub"] = mcmc.NewDPPenaltySub(m, mcmc.DPPenaltySubConfig{Step: 0.1, Clip: 1, Tau: 1, Batch: b})
+		_, checks["dp-penalty-sub account"] = mcmc.DPPenaltySubConfig{Step: 0.1, Clip: 1, Tau: 1, Batch: b}.Account(4, 10, 1e-5)
+		_, checks["dp-barker"] = mcmc.NewDPBarker(m, mcmc.DPBarkerConfig{Step: 0.1, Batch: b})
+		_, _, checks["dp-barker account"] = mcmc.DPBarkerConfig{Step: 0.1, Batch: b}.Account(4, 10, 1e-5)
+		for name, err := range checks {
+			if err == nil {
+				t.Errorf("%s accepted batch = %d of n = 4", name, b)
+			} else if !strings.Contains(err.Error(), "batch") {
+				t.Errorf("%s: batch = %d refused without naming the batch: %v", name, b, err)
+			}
+		}
+	}
+	if _, err := (SubsampledSum{Rows: [2][]float64{{1, 2}, {1, 2}}, Batch: 3, Clip: 1, Z: 1}).Mechanism(); err == nil {
+		t.Error("SubsampledSum accepted batch 3 of n = 2")
+	}
 }
