@@ -70,9 +70,15 @@ func OptimalCompositionDelta(eps, delta float64, k int, epsG float64) (float64, 
 		lb, _ := logBinom(kf, i)
 		acc = logAddExp(acc, lb+(kf-float64(i))*eps+log1mexp(d))
 	}
-	dprime := math.Exp(acc - lnorm)
+	// δ' ≤ 1 exactly; the log-space sum can round to just above 1 when the
+	// composition is far beyond its budget (δ' ≈ 1), which would make
+	// log1p(−δ') NaN.
+	dprime := math.Min(1, math.Exp(acc-lnorm))
 	// 1 − (1−δ)^k(1−δ') = −expm1(k ln(1−δ) + ln(1−δ'))
 	tot := -math.Expm1(kf*math.Log1p(-delta) + math.Log1p(-dprime))
+	if math.IsNaN(tot) {
+		return 0, fmtErr("optimal composition: numerical failure at ε_g = %v", epsG)
+	}
 	return math.Min(1, roundUpRel(tot)), nil
 }
 
@@ -91,7 +97,10 @@ func OptimalComposition(eps, delta float64, k int, deltaTotal float64) (float64,
 		return 0, fmtErr("total δ %v is below the composition's floor 1 − (1−δ)^k = %v", deltaTotal, d)
 	}
 	f := func(e float64) float64 {
-		d, _ := OptimalCompositionDelta(eps, delta, k, e)
+		d, err := OptimalCompositionDelta(eps, delta, k, e)
+		if err != nil || math.IsNaN(d) {
+			d = 1 // fail closed: an unknown δ is never taken as small
+		}
 		return deltaTotal - d // increasing in e
 	}
 	if f(0) >= 0 {
