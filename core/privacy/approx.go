@@ -106,7 +106,10 @@ func OptimalComposition(eps, delta float64, k int, deltaTotal float64) (float64,
 	if f(0) >= 0 {
 		return 0, nil
 	}
-	_, hi := bisect(f, 0, kf*eps, 1e-12*math.Max(1, kf*eps))
+	_, hi, ok := bisect(f, 0, kf*eps, 1e-12*math.Max(1, kf*eps))
+	if !ok {
+		return 0, fmtErr("optimal composition: numerical failure")
+	}
 	return roundUpRel(hi), nil
 }
 

@@ -99,7 +99,10 @@ func (g TightGaussian) Epsilon(delta float64) (float64, error) {
 	for f(hi) < 0 {
 		hi *= 2
 	}
-	_, up := bisect(f, 0, hi, 1e-13*math.Max(1, hi))
+	_, up, ok := bisect(f, 0, hi, 1e-13*math.Max(1, hi))
+	if !ok || math.IsNaN(f(hi)) {
+		return 0, fmtErr("tight Gaussian ε(δ): numerical failure at μ = %v, δ = %v", g.Mu, delta)
+	}
 	return nextUp(up * (1 + 1e-12)), nil
 }
 
@@ -121,7 +124,10 @@ func MuFor(eps, delta float64) (float64, error) {
 			return math.Inf(1), nil
 		}
 	}
-	lo, _ := bisect(f, 0, hi, 1e-15*hi)
+	lo, _, ok := bisect(f, 0, hi, 1e-15*hi)
+	if !ok || math.IsNaN(f(hi)) {
+		return 0, fmtErr("μ for (ε, δ) = (%v, %v): numerical failure", eps, delta)
+	}
 	return lo * (1 - 1e-12), nil
 }
 

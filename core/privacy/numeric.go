@@ -111,19 +111,25 @@ func logBinom(n float64, k int) (l float64, neg bool) {
 // bisect finds the root of an increasing function f on [lo, hi] with
 // f(lo) ≤ 0 ≤ f(hi), returning the bracket after the interval shrinks below
 // tol (absolute) or 200 halvings. Callers choose the side that is conservative.
-func bisect(f func(float64) float64, lo, hi, tol float64) (float64, float64) {
+// ok is false when f returned NaN anywhere: the bracket then means nothing
+// and the caller must fail (never report an ε from it).
+func bisect(f func(float64) float64, lo, hi, tol float64) (l, h float64, ok bool) {
 	for i := 0; i < 200 && hi-lo > tol; i++ {
 		mid := lo + (hi-lo)/2
 		if mid <= lo || mid >= hi {
 			break
 		}
-		if f(mid) <= 0 {
+		v := f(mid)
+		if math.IsNaN(v) {
+			return lo, hi, false
+		}
+		if v <= 0 {
 			lo = mid
 		} else {
 			hi = mid
 		}
 	}
-	return lo, hi
+	return lo, hi, true
 }
 
 // nextUp returns the next float64 above x, used to round a reported ε up

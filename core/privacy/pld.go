@@ -490,7 +490,10 @@ func (d *pldDir) epsilon(delta float64) (float64, bool) {
 		if f(lo) >= 0 {
 			lo = -1e3
 		}
-		_, up := bisect(f, lo, hi, 1e-12*math.Max(1, math.Abs(hi)))
+		_, up, ok := bisect(f, lo, hi, 1e-12*math.Max(1, math.Abs(hi)))
+		if !ok {
+			continue // a numerical failure never yields a bound
+		}
 		if e := up + d.hoeffT(eta); e < best {
 			best = e
 		}
