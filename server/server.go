@@ -12,6 +12,20 @@
 // immutable; everything else, HTML in particular, is revalidated on every
 // use. A precompressed sibling (file.br, file.gz) is served when the client
 // accepts its encoding.
+//
+// A few files get their own policy (see Handler.Headers):
+//
+//   - the embeddable pages (embed.html) may be framed by the configured
+//     documentation origins (frame-ancestors); every other page, the app in
+//     particular, keeps frame-ancestors 'none' and X-Frame-Options: DENY;
+//   - the service worker script (sw.js) may fetch the app's own assets
+//     (connect-src 'self'), which its install step needs to cache them for
+//     offline use; the page and its Web Workers keep connect-src 'none';
+//   - the embed loader script (dp-sampler.js), which documentation pages of
+//     another origin include, is Cross-Origin-Resource-Policy: cross-origin.
+//
+// The same handler runs natively (dpmcmc serve) and on Cloudflare Workers
+// (worker/); there the runtime compresses responses itself (RuntimeEncodes).
 package server
 
 import (
@@ -34,16 +48,44 @@ import (
 type Config struct {
 	// FS holds the built site; its root holds index.html.
 	FS fs.FS
-	// FrameAncestors lists the origins allowed to embed the app in a frame
-	// (CSP frame-ancestors sources). Empty means 'none'. Check entries with
-	// ParseFrameAncestors.
+	// FrameAncestors lists the origins allowed to embed the embeddable pages
+	// (EmbedPages) in a frame (CSP frame-ancestors sources). Empty means
+	// 'none'. Check entries with ParseFrameAncestors. The other pages, the
+	// app in particular, are never frameable.
 	FrameAncestors []string
+	// EmbedPages are the names of the pages FrameAncestors applies to; nil
+	// means DefaultEmbedPages.
+	EmbedPages []string
+	// RuntimeEncodes says that the platform compresses response bodies
+	// itself when the handler sets Content-Encoding (Cloudflare Workers do,
+	// unless a response asks otherwise). The handler then chooses the
+	// encoding exactly as with precompressed siblings (their presence in FS
+	// decides; their content is never read, so they may be empty files) but
+	// writes the identity bytes and no Content-Length.
+	RuntimeEncodes bool
 }
+
+// DefaultEmbedPages are the pages other origins may frame when
+// Config.FrameAncestors allows them.
+var DefaultEmbedPages = []string{"embed.html"}
+
+// ServiceWorker is the service worker script: the one response whose policy
+// lets it fetch the app's own assets (connect-src 'self').
+const ServiceWorker = "sw.js"
+
+// EmbedLoader is the script documentation pages include to get the
+// <dp-sampler> element; it may be loaded by another origin.
+const EmbedLoader = "dp-sampler.js"
 
 // Handler serves a built site. Create it with New.
 type Handler struct {
-	fsys    fs.FS
-	headers [][2]string // security headers, in order
+	fsys           fs.FS
+	headers        [][2]string // security headers of every response, in order
+	embedHeaders   [][2]string // of the embeddable pages
+	swHeaders      [][2]string // of the service worker script
+	loaderHeaders  [][2]string // of the embed loader script
+	embedPages     map[string]bool
+	runtimeEncodes bool
 
 	etags sync.Map // etagKey -> string
 }
@@ -58,6 +100,11 @@ type etagKey struct {
 const basePolicy = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; " +
 	"style-src 'self'; img-src 'self' blob: data:; connect-src 'none'; base-uri 'none'; " +
 	"form-action 'none'; object-src 'none'"
+
+// swPolicy is the service worker's policy: basePolicy with connect-src
+// 'self' (a service worker's fetches, cache.addAll included, are governed by
+// its own script's policy) and frame-ancestors 'none'.
+var swPolicy = strings.Replace(basePolicy, "connect-src 'none'", "connect-src 'self'", 1) + "; frame-ancestors 'none'"
 
 // permissionsPolicy denies powerful features the app never uses. Only
 // features Chromium recognises are listed (unknown ones log console errors).
@@ -86,20 +133,58 @@ func New(cfg Config) (*Handler, error) {
 			return nil, err
 		}
 	}
-	h := &Handler{fsys: cfg.FS}
-	h.headers = [][2]string{
-		{"Content-Security-Policy", ContentSecurityPolicy(cfg.FrameAncestors)},
-		{"X-Content-Type-Options", "nosniff"},
-		{"Referrer-Policy", "no-referrer"},
-		{"Permissions-Policy", permissionsPolicy},
-		{"Cross-Origin-Opener-Policy", "same-origin"},
-		{"Cross-Origin-Resource-Policy", "same-origin"},
+	h := &Handler{fsys: cfg.FS, runtimeEncodes: cfg.RuntimeEncodes, embedPages: map[string]bool{}}
+	pages := cfg.EmbedPages
+	if pages == nil {
+		pages = DefaultEmbedPages
 	}
-	if len(cfg.FrameAncestors) == 0 {
-		// For browsers that predate frame-ancestors.
-		h.headers = append(h.headers, [2]string{"X-Frame-Options", "DENY"})
+	for _, p := range pages {
+		h.embedPages[p] = true
 	}
+	set := func(csp, corp string, deny bool) [][2]string {
+		hs := [][2]string{
+			{"Content-Security-Policy", csp},
+			{"X-Content-Type-Options", "nosniff"},
+			{"Referrer-Policy", "no-referrer"},
+			{"Permissions-Policy", permissionsPolicy},
+			{"Cross-Origin-Opener-Policy", "same-origin"},
+			{"Cross-Origin-Resource-Policy", corp},
+		}
+		if deny {
+			// For browsers that predate frame-ancestors.
+			hs = append(hs, [2]string{"X-Frame-Options", "DENY"})
+		}
+		return hs
+	}
+	none := ContentSecurityPolicy(nil)
+	h.headers = set(none, "same-origin", true)
+	h.embedHeaders = set(ContentSecurityPolicy(cfg.FrameAncestors), "same-origin", len(cfg.FrameAncestors) == 0)
+	h.swHeaders = set(swPolicy, "same-origin", true)
+	h.loaderHeaders = set(none, "cross-origin", true)
 	return h, nil
+}
+
+// Headers returns the security headers of the response for file name (a
+// path in FS, such as "index.html" or "js/app.0123456789ab.js"; "" for an
+// error response), in the order they are sent.
+func (h *Handler) Headers(name string) [][2]string {
+	switch {
+	case h.embedPages[name]:
+		return h.embedHeaders
+	case name == ServiceWorker:
+		return h.swHeaders
+	case name == EmbedLoader:
+		return h.loaderHeaders
+	}
+	return h.headers
+}
+
+// CacheControl returns the Cache-Control of a successful response for name.
+func CacheControl(name string) string {
+	if IsHashed(name) {
+		return "public, max-age=31536000, immutable"
+	}
+	return "no-cache"
 }
 
 // ParseFrameAncestors splits a space- or comma-separated list of
@@ -184,9 +269,15 @@ var encodings = []struct{ token, suffix string }{
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hdr := w.Header()
-	for _, kv := range h.headers {
-		hdr.Set(kv[0], kv[1])
+	setAll := func(name string) {
+		for _, kv := range h.headers {
+			hdr.Del(kv[0])
+		}
+		for _, kv := range h.Headers(name) {
+			hdr.Set(kv[0], kv[1])
+		}
 	}
+	setAll("")
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		hdr.Set("Allow", "GET, HEAD")
 		httpError(w, http.StatusMethodNotAllowed)
@@ -201,13 +292,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, redirect, http.StatusMovedPermanently)
 		return
 	}
-
+	setAll(name)
 	hdr.Set("Content-Type", ContentType(name))
-	if IsHashed(name) {
-		hdr.Set("Cache-Control", "public, max-age=31536000, immutable")
-	} else {
-		hdr.Set("Cache-Control", "no-cache")
-	}
+	hdr.Set("Cache-Control", CacheControl(name))
 
 	served, encoding := name, ""
 	if compressible(name) {
@@ -218,6 +305,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				served, encoding = name+e.suffix, e.token
 				break
 			}
+		}
+		if h.runtimeEncodes {
+			served = name // the platform encodes the identity bytes
 		}
 	}
 	f, err := h.fsys.Open(served)
@@ -231,33 +321,52 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusNotFound)
 		return
 	}
-	rs, ok := f.(io.ReadSeeker)
-	if !ok {
-		// Every fs.FS in the standard library (os.DirFS, embed.FS,
-		// fstest.MapFS) gives seekable files; be safe for others.
-		data, err := io.ReadAll(f)
-		if err != nil {
-			httpError(w, http.StatusInternalServerError)
-			return
-		}
-		rs = strings.NewReader(string(data))
+	rs, err := seeker(f)
+	if err != nil {
+		httpError(w, http.StatusInternalServerError)
+		return
+	}
+	// The validator is the identity file's, tagged with the encoding, so
+	// that it does not depend on how the variant was compressed (natively:
+	// the precompressed file; on Workers: by the runtime).
+	etag, err := h.etag(name)
+	if err != nil {
+		httpError(w, http.StatusInternalServerError)
+		return
 	}
 	if encoding != "" {
+		etag = strings.TrimSuffix(etag, `"`) + "-" + encoding + `"`
 		hdr.Set("Content-Encoding", encoding)
-		// ServeContent leaves out Content-Length when an encoding is set
-		// (it cannot know the encoded size); ours is the file's size. Ranges
-		// of a compressed variant are not worth supporting: send it whole.
-		hdr.Set("Content-Length", strconv.FormatInt(st.Size(), 10))
+		if !h.runtimeEncodes {
+			// ServeContent leaves out Content-Length when an encoding is
+			// set (it cannot know the encoded size); ours is the file's size.
+			hdr.Set("Content-Length", strconv.FormatInt(st.Size(), 10))
+		}
+		// Ranges of a compressed variant are not worth supporting: send it
+		// whole.
 		r2 := *r
 		r2.Header = r.Header.Clone()
 		r2.Header.Del("Range")
 		r2.Header.Del("If-Range")
 		r = &r2
 	}
-	if etag, err := h.etag(served, st, rs); err == nil {
-		hdr.Set("ETag", etag)
+	hdr.Set("ETag", etag)
+	// No Last-Modified: the ETag validates, and an embedded FS has no times
+	// (so the native and the Workers responses carry the same headers).
+	http.ServeContent(w, r, name, time.Time{}, rs)
+}
+
+func seeker(f fs.File) (io.ReadSeeker, error) {
+	if rs, ok := f.(io.ReadSeeker); ok {
+		return rs, nil
 	}
-	http.ServeContent(w, r, name, st.ModTime(), rs)
+	// Every fs.FS in the standard library (os.DirFS, embed.FS,
+	// fstest.MapFS) gives seekable files; be safe for others.
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
+	}
+	return strings.NewReader(string(data)), nil
 }
 
 // resolve maps a URL path to a file name in the FS: "/" and directories to
@@ -290,18 +399,25 @@ func (h *Handler) resolve(urlPath string) (name, redirect string, ok bool) {
 	return name, "", isFile(h.fsys, name)
 }
 
-// etag returns a strong validator computed from the served bytes, cached by
-// name, size and modification time (so a rebuilt os.DirFS is noticed).
-func (h *Handler) etag(name string, st fs.FileInfo, rs io.ReadSeeker) (string, error) {
+// etag returns a strong validator computed from the bytes of file name,
+// cached by name, size and modification time (so a rebuilt os.DirFS is
+// noticed).
+func (h *Handler) etag(name string) (string, error) {
+	f, err := h.fsys.Open(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
 	key := etagKey{name, st.Size(), st.ModTime()}
 	if v, ok := h.etags.Load(key); ok {
 		return v.(string), nil
 	}
 	sum := sha256.New()
-	if _, err := io.Copy(sum, rs); err != nil {
-		return "", err
-	}
-	if _, err := rs.Seek(0, io.SeekStart); err != nil {
+	if _, err := io.Copy(sum, f); err != nil {
 		return "", err
 	}
 	etag := `"` + hex.EncodeToString(sum.Sum(nil)[:12]) + `"`

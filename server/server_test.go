@@ -35,6 +35,9 @@ func testFS() fstest.MapFS {
 		"plain.txt":                      f("hello"),
 		"blob.xyz":                       f("?"),
 		"docs/index.html":                f("<!doctype html><title>docs</title>"),
+		"embed.html":                     f("<!doctype html><title>embed</title>"),
+		"sw.js":                          f("self.oninstall = () => {};"),
+		"dp-sampler.js":                  f("customElements.define('dp-sampler', class extends HTMLElement {});"),
 		".secret":                        f("no"),
 		"js/.hidden.js":                  f("no"),
 	}
@@ -254,14 +257,27 @@ func TestFrameAncestors(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newTest(t, Config{FrameAncestors: fa})
-	rec := get(h, http.MethodGet, "/")
+	// The embed page may be framed by the configured origins...
+	rec := get(h, http.MethodGet, "/embed.html")
 	want := strings.TrimSuffix(wantCSP, "'none'") + "https://docs.example.org 'self' https://*.example.net:8443"
 	if got := rec.Header().Get("Content-Security-Policy"); got != want {
-		t.Errorf("CSP = %q\nwant  %q", got, want)
+		t.Errorf("embed.html: CSP = %q\nwant  %q", got, want)
 	}
 	if got := rec.Header().Get("X-Frame-Options"); got != "" {
-		t.Errorf("X-Frame-Options = %q with allowed ancestors", got)
+		t.Errorf("embed.html: X-Frame-Options = %q with allowed ancestors", got)
 	}
+	// ...the app and everything else never.
+	for _, target := range []string{"/", "/index.html", "/docs/", "/js/main." + hash + ".js", "/missing"} {
+		checkSecurityHeaders(t, get(h, http.MethodGet, target), target)
+	}
+	// Without ancestors the embed page is not frameable either.
+	checkSecurityHeaders(t, get(newTest(t, Config{}), http.MethodGet, "/embed.html"), "/embed.html (no ancestors)")
+	// Other embed pages can be named.
+	h = newTest(t, Config{FrameAncestors: fa, EmbedPages: []string{"docs/index.html"}})
+	if got := get(h, http.MethodGet, "/docs/").Header().Get("Content-Security-Policy"); got != want {
+		t.Errorf("EmbedPages docs/index.html: CSP = %q", got)
+	}
+	checkSecurityHeaders(t, get(h, http.MethodGet, "/embed.html"), "/embed.html (not an embed page)")
 }
 
 func TestParseFrameAncestors(t *testing.T) {

@@ -20,6 +20,13 @@
 // leaves first, so a changed module changes the names of everything that
 // imports it. HTML must contain no inline script, style or event handler.
 // The output is a pure function of the inputs.
+//
+// Entry points that other documents name by URL keep their names: HTML
+// pages, sw.js (a service worker's URL must not change between builds) and
+// dp-sampler.js (included by documentation pages of other origins). In a
+// JavaScript asset, the text [/* sitebuild:assets */] is replaced by the
+// list of every output asset (as "./name", sorted, the asset itself left
+// out): the service worker caches that list for offline use.
 package main
 
 import (
@@ -169,10 +176,44 @@ func hashed(name string) bool {
 		return false
 	}
 	switch name {
-	case "robots.txt", "favicon.ico":
+	case "robots.txt", "favicon.ico", "sw.js", "dp-sampler.js":
 		return false
 	}
 	return true
+}
+
+// AssetsMarker is replaced by the list of output assets (see the package
+// comment).
+const AssetsMarker = "[/* sitebuild:assets */]"
+
+// fillAssets replaces AssetsMarker in the JavaScript assets of site that
+// keep their names (a hashed name could not follow the filled content).
+func fillAssets(site map[string][]byte) {
+	names := make([]string, 0, len(site))
+	for n := range site {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if ext := path.Ext(n); (ext != ".js" && ext != ".mjs") || hashed(n) || !bytes.Contains(site[n], []byte(AssetsMarker)) {
+			continue
+		}
+		var b bytes.Buffer
+		b.WriteString("[")
+		first := true
+		for _, m := range names {
+			if m == n {
+				continue
+			}
+			if !first {
+				b.WriteString(", ")
+			}
+			first = false
+			fmt.Fprintf(&b, "%q", "./"+m)
+		}
+		b.WriteString("]")
+		site[n] = bytes.ReplaceAll(site[n], []byte(AssetsMarker), b.Bytes())
+	}
 }
 
 // HashedName inserts a 12-hex-digit hash before the extension of name.
@@ -342,6 +383,7 @@ func Build(files map[string][]byte, warn io.Writer) (map[string][]byte, error) {
 			return nil, err
 		}
 	}
+	fillAssets(out)
 	return out, nil
 }
 

@@ -1,0 +1,66 @@
+// The service worker: the app works offline after its first load.
+//
+// While it installs, it caches every asset of this build (the list below
+// is filled in by server/sitebuild: content-hashed names, so a new build is
+// a new list, a new cache and a new service worker). Then:
+//   - page loads (navigations) go to the network first, so a new build is
+//     seen at once, and fall back to the cached page when offline;
+//   - every other request of this origin is answered from the cache
+//     (hashed names never change content), else from the network.
+// It never touches other origins. Its policy (the Content-Security-Policy
+// served with this file) allows it to fetch this origin only.
+
+const ASSETS = [/* sitebuild:assets */];
+
+function hash(s) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(16).padStart(8, '0');
+}
+
+const PREFIX = 'dpmcmc-';
+const CACHE = PREFIX + hash(ASSETS.join('\n'));
+
+self.addEventListener('install', (event) => {
+  event.waitUntil((async () => {
+    const cache = await caches.open(CACHE);
+    await cache.addAll(ASSETS);
+    await self.skipWaiting();
+  })());
+});
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil((async () => {
+    for (const name of await caches.keys()) {
+      if (name.startsWith(PREFIX) && name !== CACHE) await caches.delete(name);
+    }
+    await self.clients.claim();
+  })());
+});
+
+/** The cache key of a request: its path, with directories mapped to index.html. */
+function key(url) {
+  const u = new URL(url);
+  if (u.pathname.endsWith('/')) u.pathname += 'index.html';
+  u.search = '';
+  u.hash = '';
+  return u.href;
+}
+
+async function fromCache(request) {
+  const cache = await caches.open(CACHE);
+  return cache.match(key(request.url), { ignoreVary: true });
+}
+
+self.addEventListener('fetch', (event) => {
+  const request = event.request;
+  if (request.method !== 'GET' || new URL(request.url).origin !== self.location.origin) return;
+  if (request.mode === 'navigate') {
+    event.respondWith(fetch(request).catch(async (err) => (await fromCache(request)) ?? Promise.reject(err)));
+    return;
+  }
+  event.respondWith((async () => (await fromCache(request)) ?? fetch(request))());
+});
