@@ -19,7 +19,9 @@ import (
 //	accept (θ', −p') with probability min(1, exp(H(θ, p) − H(θ', p')))  (noise stream)
 //
 // ∇log π is cached at the current θ, so an iteration costs L gradient passes
-// and one log-likelihood pass (Info.Rows = (L+1)·N). A trajectory that leaves
+// and one log-likelihood pass (Info.Rows = (L+1)·N). Models that implement
+// model.LogLikGrader compute the last gradient and the log-likelihood in one
+// pass (same values, one pass less over the data). A trajectory that leaves
 // the prior's support, or whose energy error exceeds MaxEnergyError, is
 // rejected and marked Divergent.
 //
@@ -40,6 +42,7 @@ type HMC struct {
 	p, tmp, buf   []float64 // momentum, scratch (len d), scratch (len N)
 	logPost       float64   // log π(θ) = Σℓ_i(θ) + log p(θ)
 	ready         bool
+	fused         model.LogLikGrader // nil when the model has no fused pass
 
 	adapting bool
 	da       *DualAveraging
@@ -109,6 +112,7 @@ func NewHMC(m model.Model, cfg HMCConfig) (*HMC, error) {
 		p: make([]float64, d), tmp: make([]float64, d), buf: make([]float64, n),
 		adapting: cfg.Adapt,
 	}
+	k.fused, _ = m.(model.LogLikGrader)
 	k.setMetric()
 	if cfg.Adapt {
 		k.da = NewDualAveraging(cfg.Step, cfg.TargetAccept)
@@ -150,12 +154,11 @@ func (k *HMC) Init(theta0 []float64) error {
 		return errOutsideSupport
 	}
 	copy(k.theta, theta0)
-	ll := logLikAll(k.m, k.theta, k.buf)
+	ll := k.logLikGradPost(k.theta, k.grad)
 	if !finite(ll) {
 		return errBadLogLik
 	}
 	k.logPost = ll + lp
-	gradLogPost(k.m, k.theta, k.grad, k.tmp)
 	k.ready = true
 	return nil
 }
@@ -177,6 +180,7 @@ func (k *HMC) Step(r rng.Streams) Info {
 	copy(k.thNew, k.theta)
 	copy(k.gradNew, k.grad)
 	L := k.cfg.Steps
+	var ll float64
 	for l := 0; l < L; l++ {
 		for j := range k.p {
 			k.p[j] += eta / 2 * k.gradNew[j]
@@ -185,13 +189,17 @@ func (k *HMC) Step(r rng.Streams) Info {
 		if lp := k.m.LogPrior(k.thNew); math.IsInf(lp, -1) || math.IsNaN(lp) {
 			return Info{Rows: l * k.n, Divergent: true}
 		}
-		gradLogPost(k.m, k.thNew, k.gradNew, k.tmp)
+		if l == L-1 {
+			ll = k.logLikGradPost(k.thNew, k.gradNew)
+		} else {
+			gradLogPost(k.m, k.thNew, k.gradNew, k.tmp)
+		}
 		for j := range k.p {
 			k.p[j] += eta / 2 * k.gradNew[j]
 		}
 	}
 	lp := k.m.LogPrior(k.thNew)
-	logPost := logLikAll(k.m, k.thNew, k.buf) + lp
+	logPost := ll + lp
 	kin1 := 0.0
 	for j, pj := range k.p {
 		kin1 += k.invM[j] * pj * pj
@@ -210,6 +218,23 @@ func (k *HMC) Step(r rng.Streams) Info {
 		info.Accepted = true
 	}
 	return info
+}
+
+// logLikGradPost returns Σ_i ℓ_i(θ) and writes ∇log π(θ) into grad: one
+// fused pass when the model has one, else a log-likelihood pass and a
+// gradient pass (the same values either way).
+func (k *HMC) logLikGradPost(theta, grad []float64) float64 {
+	if k.fused == nil {
+		ll := logLikAll(k.m, theta, k.buf)
+		gradLogPost(k.m, theta, grad, k.tmp)
+		return ll
+	}
+	ll := k.fused.LogLikGrad(theta, grad)
+	k.m.GradLogPrior(theta, k.tmp)
+	for j := range grad {
+		grad[j] += k.tmp[j]
+	}
+	return ll
 }
 
 // PlanWarmup implements WarmupPlanner.

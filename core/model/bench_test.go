@@ -10,7 +10,7 @@ import (
 
 // benchModel builds a model over n rows: d predictors in [−1, 1] (regression
 // models, plus an outcome) or d data columns (gaussian, banana, gmm).
-func benchModel(b *testing.B, name string, n, d int) Model {
+func benchModel(b testing.TB, name string, n, d int) Model {
 	r := rand.New(rand.NewPCG(1, 2))
 	cols := d
 	if name == "logistic" || name == "poisson" || name == "linear" {

@@ -44,6 +44,17 @@ type Model interface {
 	RowBounds(box []Interval) RowBounds
 }
 
+// LogLikGrader is implemented by models that compute the full-data
+// log-likelihood and its gradient in one pass over the rows (HMC needs both
+// at the end of a trajectory). LogLikGrad returns Σ_i ℓ_i(θ), bit for bit
+// the sum of LogLik's values in row order, and writes Σ_i ∇ℓ_i(θ) into grad,
+// bit for bit GradLogLik's. It must not allocate.
+type LogLikGrader interface {
+	LogLikGrad(theta, grad []float64) float64
+}
+
+var _ LogLikGrader = (*Logistic)(nil)
+
 // Interval is a closed interval [Lo, Hi] for one parameter.
 type Interval struct{ Lo, Hi float64 }
 

@@ -111,7 +111,7 @@ const halfLog2Pi = 0.91893853320467274178032973640561763986139747363778 // ½·l
 // softplus(z) = log(1 + e^z) = max(z, 0) + log1p(e^{−|z|}), computed stably
 // and without a data-dependent branch (the sign of z is unpredictable).
 func softplus(z float64) float64 {
-	return max(z, 0) + log1pExpNeg(math.Abs(z))
+	return max(z, 0) + log1pExpNegFast(math.Abs(z))
 }
 
 // sigmoid(z) = 1/(1+e^{−z}), computed stably.
@@ -141,30 +141,91 @@ type Logistic struct {
 	sgn []float64 // 1 − 2y_i
 }
 
+// The logistic passes work in batches of batchLen rows: z_i = sgn_i·η_i by
+// matVec, then one branch-free exp/log1p loop (expLog1pBatch) and a cheap
+// combining loop. With t = e^{−|z|}:
+//
+//	ℓ_i = −F·(max(z, 0) + log1p(t)),  ∂ℓ_i/∂η_i = F·(y_i − σ(η_i)) = −F·sgn_i·σ(z)
+//
+// and σ(z) = 1/(1+t) or t/(1+t) by the sign of z (no cancellation, unlike
+// 1 − σ(η) for y = 1).
+
 // LogLik implements Model.
 func (m *Logistic) LogLik(theta []float64, rows []int, out []float64) {
+	m.logLikGrad(theta, rows, out, nil)
+}
+
+// logLikGrad writes ℓ_i into out (when out is not nil) and, when grad is not
+// nil, Σ ∇ℓ_i into grad, over rows (all when nil). It returns Σ ℓ_i when
+// out is nil and grad is not (the fused pass of LogLikGrad).
+func (m *Logistic) logLikGrad(theta []float64, rows []int, out, grad []float64) float64 {
 	th := theta[:m.d]
-	f := -m.f
-	if rows == nil {
-		out = out[:m.n]
-		sgn := m.sgn[:m.n]
-		for i := range out {
-			eta := dot(m.x[i*m.d:i*m.d+m.d], th)
-			out[i] = f * softplus(sgn[i]*eta)
+	n := m.n
+	if rows != nil {
+		n = len(rows)
+	}
+	if out != nil {
+		out = out[:n]
+	}
+	if grad != nil {
+		grad = grad[:m.d]
+		clear(grad)
+	}
+	f := m.f
+	var zb, tb, lb [batchLen]float64
+	sum := 0.0
+	for lo := 0; lo < n; lo += batchLen {
+		hi := min(lo+batchLen, n)
+		z := zb[:hi-lo]
+		matVec(m.x, m.d, th, rows, lo, z)
+		l := lb[:len(z)]
+		if out != nil {
+			l = out[lo:hi]
 		}
-		return
+		for k := range z {
+			i := lo + k
+			if rows != nil {
+				i = rows[i]
+			}
+			z[k] *= m.sgn[i]
+			l[k] = math.Abs(z[k])
+		}
+		t := tb[:len(z)]
+		expLog1pBatch(l, t)
+		for k, zk := range z {
+			l[k] = -f * (posPart(zk) + l[k])
+		}
+		if out == nil {
+			for _, v := range l {
+				sum += v
+			}
+		}
+		if grad != nil {
+			for k, zk := range z {
+				i := lo + k
+				if rows != nil {
+					i = rows[i]
+				}
+				c := -f * m.sgn[i] * sigmoidFromExp(zk, t[k])
+				axpy(c, m.x[i*m.d:i*m.d+m.d], grad)
+			}
+		}
 	}
-	out = out[:len(rows)]
-	for k, i := range rows {
-		eta := dot(m.row(i), th)
-		out[k] = f * softplus(m.sgn[i]*eta)
-	}
+	return sum
+}
+
+// LogLikGrad returns Σ_i ℓ_i(θ) over all rows and writes Σ_i ∇ℓ_i(θ) into
+// grad, in one pass over the data (HMC's last leapfrog step needs both).
+// The values are those of LogLik (summed in row order) and GradLogLik.
+func (m *Logistic) LogLikGrad(theta, grad []float64) float64 {
+	return m.logLikGrad(theta, nil, nil, grad)
 }
 
 // GradLogLikRow implements Model.
 func (m *Logistic) GradLogLikRow(theta []float64, i int, grad []float64) {
 	row := m.row(i)
-	c := m.f * (m.y[i] - sigmoid(dot(row, theta)))
+	z := m.sgn[i] * dot(row, theta)
+	c := -m.f * m.sgn[i] * sigmoidFromExp(z, expNeg(math.Abs(z)))
 	grad = grad[:m.d]
 	for k, v := range row {
 		grad[k] = c * v
@@ -176,16 +237,34 @@ func (m *Logistic) GradLogLik(theta []float64, rows []int, grad []float64) {
 	grad = grad[:m.d]
 	clear(grad)
 	th := theta[:m.d]
-	if rows == nil {
-		for i := 0; i < m.n; i++ {
-			row := m.x[i*m.d : i*m.d+m.d]
-			axpy(m.f*(m.y[i]-sigmoid(dot(row, th))), row, grad)
-		}
-		return
+	f := m.f
+	n := m.n
+	if rows != nil {
+		n = len(rows)
 	}
-	for _, i := range rows {
-		row := m.row(i)
-		axpy(m.f*(m.y[i]-sigmoid(dot(row, th))), row, grad)
+	var zb, tb [batchLen]float64
+	for lo := 0; lo < n; lo += batchLen {
+		hi := min(lo+batchLen, n)
+		z := zb[:hi-lo]
+		t := tb[:len(z)]
+		matVec(m.x, m.d, th, rows, lo, z)
+		for k := range z {
+			i := lo + k
+			if rows != nil {
+				i = rows[i]
+			}
+			z[k] *= m.sgn[i]
+			t[k] = math.Abs(z[k])
+		}
+		expNegBatch(t)
+		for k, zk := range z {
+			i := lo + k
+			if rows != nil {
+				i = rows[i]
+			}
+			c := -f * m.sgn[i] * sigmoidFromExp(zk, t[k])
+			axpy(c, m.x[i*m.d:i*m.d+m.d], grad)
+		}
 	}
 }
 
