@@ -44,7 +44,6 @@ func log1pUnit(t float64) float64 {
 	return ln2Hi - ((hfsq - (s*(hfsq+r) + (ln2Lo + c))) - f)
 }
 
-
 // Branch-free batch kernels for the hot loops (logistic regression, GMM).
 //
 // softplus(z) = max(z, 0) + log1p(e^{−|z|}) needs one exponential and one
