@@ -80,6 +80,15 @@ func (f *sampleFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.Settings.GRW, "grw", false, "dp-penalty: guided random walk (implies --ocu)")
 	fs.Float64Var(&c.Settings.MALAScale, "mala-a", 0, "dp-mala: proposal variance factor a (default 1)")
 	fs.IntVar(&c.Settings.InnerIterations, "inner-iterations", 0, "ops: MH iterations behind each released draw (default 1000)")
+	fs.IntVar(&c.Settings.Batch, "batch", 0, "minibatch size b (minibatch samplers; default min(1000, n/10), at least 16)")
+	fs.StringVar(&c.Settings.Sampling, "sampling", "", "minibatch sampling: without-replacement (default) or poisson")
+	fs.Float64Var(&c.Settings.BarkerC, "barker-c", 0, "DP Barker: variance C of the normal part of the logistic noise (default 2)")
+	fs.IntVar(&c.Settings.BatchCap, "batch-cap", 0, "DP-Fast MH: batch cap K (default ⌈ε_step·n/6⌉)")
+	fs.Float64Var(&c.Settings.StepEpsilon, "step-epsilon", 0, "DP-Fast MH: per-iteration ε (default: the largest that fits the planned iterations)")
+	fs.Float64Var(&c.Settings.StepDelta, "step-delta", 0, "DP-Fast MH: per-iteration δ (default δ/(2·iterations))")
+	fs.Float64Var(&c.Settings.NoiseMultiplier, "noise-multiplier", 0, "DP-SGLD: raise the gradient noise to z·G where the dynamics' own noise is smaller")
+	fs.Float64Var(&c.Settings.Friction, "friction", 0, "SGHMC/SGNHT friction (default 0.1)")
+	fs.Float64Var(&c.Settings.OPSShare, "ops-share", 0, "hybrid: share of ε for the one-posterior-sample start (default 0.5)")
 	fs.StringVar(&f.report, "report", "", "privacy report JSON (private runs; default OUT.privacy.json)")
 	fs.StringVar(&c.Init.Kind, "init", "", "initial values: uniform (default, U(-2,2)), zero, or comma-separated numbers")
 	fs.StringVar(&f.out, "out", "", "output draws file (required)")
@@ -275,10 +284,21 @@ func overlay(dst, src *run.Config, set map[string]bool) {
 		d.Box = s.Box
 	}
 	for name, p := range map[string][2]*float64{"clip": {&d.Clip, &s.Clip}, "grad-clip": {&d.GradClip, &s.GradClip},
-		"tau": {&d.Tau, &s.Tau}, "tau-grad": {&d.TauGrad, &s.TauGrad}, "mala-a": {&d.MALAScale, &s.MALAScale}} {
+		"tau": {&d.Tau, &s.Tau}, "tau-grad": {&d.TauGrad, &s.TauGrad}, "mala-a": {&d.MALAScale, &s.MALAScale},
+		"barker-c": {&d.BarkerC, &s.BarkerC}, "step-epsilon": {&d.StepEpsilon, &s.StepEpsilon}, "step-delta": {&d.StepDelta, &s.StepDelta},
+		"noise-multiplier": {&d.NoiseMultiplier, &s.NoiseMultiplier}, "friction": {&d.Friction, &s.Friction}, "ops-share": {&d.OPSShare, &s.OPSShare}} {
 		if set[name] {
 			*p[0] = *p[1]
 		}
+	}
+	if set["batch"] {
+		d.Batch = s.Batch
+	}
+	if set["batch-cap"] {
+		d.BatchCap = s.BatchCap
+	}
+	if set["sampling"] {
+		d.Sampling = s.Sampling
 	}
 	if set["ocu"] {
 		d.OCU = s.OCU

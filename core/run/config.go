@@ -115,6 +115,30 @@ type Settings struct {
 	// InnerIterations is the length of the exact-sampling run behind each
 	// one-posterior-sample draw (default 1000).
 	InnerIterations int `json:"inner_iterations,omitempty"`
+
+	// Minibatch kernels.
+
+	// Batch is the minibatch size b (fixed size, or the expected size under
+	// Poisson sampling).
+	Batch int `json:"batch,omitempty"`
+	// Sampling is "without-replacement" (default) or "poisson".
+	Sampling string `json:"sampling,omitempty"`
+	// BarkerC is C of the DP Barker test (default 2).
+	BarkerC float64 `json:"barker_c,omitempty"`
+	// BatchCap is DP-Fast MH's K (default ⌈ε_step·n/6⌉, the paper's).
+	BatchCap int `json:"batch_cap,omitempty"`
+	// StepEpsilon and StepDelta are DP-Fast MH's per-iteration budget
+	// (default: the largest that fits the planned iterations).
+	StepEpsilon float64 `json:"step_epsilon,omitempty"`
+	StepDelta   float64 `json:"step_delta,omitempty"`
+	// NoiseMultiplier raises DP-SGLD's gradient noise to z·G when the
+	// dynamics' own noise is smaller.
+	NoiseMultiplier float64 `json:"noise_multiplier,omitempty"`
+	// Friction is SGHMC/SGNHT's friction a (default 0.1).
+	Friction float64 `json:"friction,omitempty"`
+	// OPSShare is the share of ε the hybrid sampler spends on its
+	// one-posterior-sample initial draws (default 0.5, as Wang et al.).
+	OPSShare float64 `json:"ops_share,omitempty"`
 }
 
 // Validate checks the config without touching data.
@@ -171,6 +195,28 @@ func (c *Config) Validate() error {
 		if v.x < 0 || math.IsNaN(v.x) || math.IsInf(v.x, 0) {
 			add("%s must be a finite number > 0 (got %v)", v.name, v.x)
 		}
+	}
+	if s.Batch < 0 || s.BatchCap < 0 {
+		add("batch and batch-cap must be ≥ 1 (got %d, %d)", s.Batch, s.BatchCap)
+	}
+	switch s.Sampling {
+	case "", "poisson", "without-replacement":
+	default:
+		add("sampling must be poisson or without-replacement (got %q)", s.Sampling)
+	}
+	for _, v := range []struct {
+		name string
+		x    float64
+	}{{"barker-c", s.BarkerC}, {"step-epsilon", s.StepEpsilon}, {"noise-multiplier", s.NoiseMultiplier}, {"friction", s.Friction}} {
+		if v.x < 0 || math.IsNaN(v.x) || math.IsInf(v.x, 0) {
+			add("%s must be a finite number > 0 (got %v)", v.name, v.x)
+		}
+	}
+	if !(s.StepDelta >= 0 && s.StepDelta < 1) {
+		add("step-delta must be in (0, 1) (got %v)", s.StepDelta)
+	}
+	if !(s.OPSShare >= 0 && s.OPSShare < 1) {
+		add("ops-share must be in (0, 1) (got %v)", s.OPSShare)
 	}
 	if s.InnerIterations < 0 {
 		add("inner-iterations must be ≥ 1 (got %d)", s.InnerIterations)

@@ -63,6 +63,39 @@ var algorithms = map[string]algorithm{
 		}
 		return mcmc.NewOPS(m, mcmc.OPSConfig{Epsilon: eps, Box: box(m, s.Box), InnerIterations: s.InnerIterations})
 	}},
+	"dp-barker": {private: true, doc: "DP Barker test (Heikkilä et al. 2019): minibatch without replacement, tempering (--temper), normal noise + correction", buildPrivate: func(m model.Model, s Settings, c *Config) (mcmc.Kernel, error) {
+		cfg := barkerConfig(c, m.N(), false)
+		cfg.Box = box(m, s.Box)
+		return mcmc.NewDPBarker(m, cfg)
+	}},
+	"dp-barker-full": {private: true, doc: "DP Barker test on the full data (Heikkilä et al. 2019, Thm 1): clipped ratio + normal noise + correction", buildPrivate: func(m model.Model, s Settings, c *Config) (mcmc.Kernel, error) {
+		cfg := barkerConfig(c, m.N(), true)
+		cfg.Box = box(m, s.Box)
+		return mcmc.NewDPBarker(m, cfg)
+	}},
+	"dp-fastmh": {private: true, doc: "DP-Fast MH (Zhang et al.): exact minibatch MH (TunaMH) with Gaussian noise; touches a fraction of the rows", buildPrivate: func(m model.Model, s Settings, c *Config) (mcmc.Kernel, error) {
+		return mcmc.NewDPFastMH(m, fastMHConfig(c, m.N(), false, m))
+	}},
+	"dp-fastmh-full": {private: true, doc: "DP-Fast MH, full-batch variant", buildPrivate: func(m model.Model, s Settings, c *Config) (mcmc.Kernel, error) {
+		return mcmc.NewDPFastMH(m, fastMHConfig(c, m.N(), true, m))
+	}},
+	"dp-penalty-sub": {private: true, doc: "subsampled DP penalty (thesis §4.1): minibatch penalty test with CLT variance correction", buildPrivate: func(m model.Model, s Settings, c *Config) (mcmc.Kernel, error) {
+		cfg := penaltySubConfig(c, m.N())
+		cfg.Box = box(m, s.Box)
+		return mcmc.NewDPPenaltySub(m, cfg)
+	}},
+	"dp-sgld": {private: true, doc: "DP stochastic-gradient Langevin dynamics (Wang et al. 2015): drift (h/2)∇, noise N(0, h), clipped gradients", buildPrivate: func(m model.Model, s Settings, c *Config) (mcmc.Kernel, error) {
+		return mcmc.NewDPSGLD(m, sgldConfig(c, m.N(), "sgld"))
+	}},
+	"dp-sgnht": {private: true, doc: "DP stochastic-gradient Nosé–Hoover thermostat", buildPrivate: func(m model.Model, s Settings, c *Config) (mcmc.Kernel, error) {
+		return mcmc.NewDPSGLD(m, sgldConfig(c, m.N(), "sgnht"))
+	}},
+	"dp-sghmc": {private: true, doc: "DP stochastic-gradient HMC", buildPrivate: func(m model.Model, s Settings, c *Config) (mcmc.Kernel, error) {
+		return mcmc.NewDPSGLD(m, sgldConfig(c, m.N(), "sghmc"))
+	}},
+	"hybrid": {private: true, doc: "hybrid (Wang et al. 2015 Alg. 3): a one-posterior-sample start with a budget share, then DP-SGLD", buildPrivate: func(m model.Model, s Settings, c *Config) (mcmc.Kernel, error) {
+		return mcmc.NewHybrid(m, hybridConfig(c, m.N(), m))
+	}},
 }
 
 func withBox(c mcmc.DPPenaltyConfig, m model.Model, s Settings) mcmc.DPPenaltyConfig {

@@ -91,10 +91,11 @@ func resolve(cfg *Config, m model.Model, n, d int) (*Config, *Plan, error) {
 		}
 	}
 	var err error
-	switch c.Algorithm {
-	case "ops":
+	if a, ok := accountedAlgorithms[c.Algorithm]; ok {
+		err = planAccounted(&c, p, a, n, d)
+	} else if c.Algorithm == "ops" {
 		err = planOPS(&c, p)
-	default:
+	} else {
 		err = planGaussian(&c, p, n, d)
 	}
 	if err != nil {
@@ -110,8 +111,8 @@ func resolve(cfg *Config, m model.Model, n, d int) (*Config, *Plan, error) {
 // column bounds. They depend only on those bounds and the box.
 func defaultClips(alg string, s *Settings, m model.Model) error {
 	rb := m.RowBounds(box(m, s.Box))
-	needClip := alg == "dp-penalty" || alg == "dp-hmc" || alg == "dp-mala"
-	needGrad := alg == "dp-hmc" || alg == "dp-mala"
+	needClip := alg == "dp-penalty" || alg == "dp-hmc" || alg == "dp-mala" || alg == "dp-penalty-sub"
+	needGrad := alg == "dp-hmc" || alg == "dp-mala" || alg == "dp-sgld" || alg == "dp-sgnht" || alg == "dp-sghmc" || alg == "hybrid"
 	if needClip && s.Clip == 0 {
 		if math.IsInf(rb.Lipschitz, 0) || !(rb.Lipschitz > 0) {
 			return fmt.Errorf("%s needs --clip: the %s model has no finite public bound on how fast a row's log-likelihood changes (give public bounds for every column it uses, or a parameter --box, or set --clip)", alg, m.Name())
@@ -174,6 +175,25 @@ func planGaussian(c *Config, p *Plan, n, d int) error {
 		return errors.New("dp-mala: the plan needs --grad-clip (the proposal's privacy cost depends on it)")
 	}
 	p.Accountant = privacy.MethodTight
+	if c.Algorithm == "dp-mala" && s.Step == 0 {
+		// DP-MALA's proposal spends μ_g = σ_p·f·G/(2√a) per iteration
+		// whatever its noise: by default give it half of the per-iteration
+		// μ² the budget allows, σ_p = (μ₁/√2)·2√a/(f·G).
+		T := c.Chains * (c.Warmup + c.Draws)
+		if !itersGiven {
+			T = c.Chains * (max(c.Warmup, defaultPrivateWarmup) + defaultPrivateDraws)
+		}
+		muTot, err := privacy.MuFor(b.Epsilon, b.Delta)
+		if err != nil {
+			return err
+		}
+		f := 2.0
+		if rel == "add-remove" {
+			f = 1
+		}
+		mu1 := muTot / math.Sqrt(float64(T))
+		s.Step = mu1 / math.Sqrt2 * 2 * math.Sqrt(or(s.MALAScale, 1)) / (f * s.GradClip)
+	}
 	switch {
 	case noiseGiven:
 		cost, err := stepCost(c.Algorithm, *s, rel, n, d)
