@@ -291,7 +291,8 @@ func (c DPPenaltySubConfig) StepMu() (float64, error) {
 // rows: thesis Thm 9 — base RDP αμ²/2 (StepMu), WBK subsampling with
 // q = b/n at integer orders 2…256 (privacy.WORSubsampledGaussianRDP with
 // noise multiplier 2/μ), composition, and the better of the improved and
-// classic RDP conversions.
+// classic RDP conversions; or, when smaller, the tight Gaussian composition
+// of the unamplified μ (also valid).
 func (c DPPenaltySubConfig) Account(n, iters int, delta float64) (privacy.Report, error) {
 	if _, err := c.check(n); err != nil {
 		return privacy.Report{}, err
@@ -315,7 +316,18 @@ func (c DPPenaltySubConfig) Account(n, iters int, delta float64) (privacy.Report
 	if err := l.Add(privacy.Event{Kind: privacy.RDPEvent, Curve: curve.Scale(float64(iters))}); err != nil {
 		return privacy.Report{}, err
 	}
-	return l.Epsilon(delta)
+	rep, err := l.Epsilon(delta)
+	if err != nil {
+		return privacy.Report{}, err
+	}
+	// Ignoring the subsampling is also valid (each batch mechanism is
+	// μ-GDP on the full data too); the WBK bound is loose for large μ.
+	g := privacy.TightGaussian{Mu: mu}.Repeat(float64(iters))
+	if e, err := g.Epsilon(delta); err == nil && e < rep.Epsilon {
+		rep = privacy.Report{Epsilon: e, Delta: delta, Method: privacy.MethodTight, Relation: privacy.Replace, Mu: g.Mu,
+			Note: "tight Gaussian composition without amplification (smaller than WBK here)"}
+	}
+	return rep, nil
 }
 
 // PlanIterations returns the largest total number of iterations within
