@@ -8,6 +8,9 @@
 #   make audit       full privacy audit of the DP samplers, noise-key leak test
 #   make bench       all benchmarks
 #   make lint        gofmt and go vet
+#   make dist        folder for static hosts (dist/, with _headers); FRAME_ANCESTORS=...
+#   make cli-embed   bin/dpmcmc with the site embedded (dpmcmc serve needs no --dir)
+#   make worker      Cloudflare Worker (worker/build/); see worker/README.md
 #
 # `make test` installs what it needs on a fresh machine (Chromium from apt,
 # playwright-core with npm ci): see e2e/deps.sh.
@@ -115,3 +118,20 @@ lint:
 
 clean:
 	rm -rf bin build
+
+# Hosting (docs/DEPLOY.md). FRAME_ANCESTORS: origins allowed to frame
+# embed.html, as in dpmcmc serve --frame-ancestors (the app: never).
+.PHONY: dist cli-embed worker
+FRAME_ANCESTORS ?= 'none'
+
+dist: site
+	$(GO) run ./server/distbuild -site build/site -out dist -frame-ancestors "$(FRAME_ANCESTORS)"
+
+# go:embed cannot reach build/site from server/: copy it next to the
+# package (gitignored), then build with the tag embedsite.
+cli-embed: site
+	rm -rf server/embedded/site && cp -R build/site server/embedded/site
+	$(GO) build -trimpath -tags embedsite -ldflags "$(LDFLAGS)" -o bin/dpmcmc-embed ./cmd/dpmcmc
+
+worker: site
+	worker/build.sh

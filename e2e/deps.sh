@@ -31,3 +31,11 @@ if [[ ! -f $stamp || package-lock.json -nt $stamp || ! -d node_modules/playwrigh
 	echo "e2e/deps.sh: npm ci"
 	npm ci --no-audit --no-fund
 fi
+
+# wrangler (worker/package-lock.json) for e2e/worker.test.mjs, which skips
+# itself with a message when it is missing.
+wstamp=worker/node_modules/.package-lock.json
+if [[ ! -f $wstamp || worker/package-lock.json -nt $wstamp || ! -x worker/node_modules/.bin/wrangler ]]; then
+	echo "e2e/deps.sh: npm ci --prefix worker (wrangler)"
+	npm ci --prefix worker --no-audit --no-fund || echo "e2e/deps.sh: wrangler not installed; the worker test will skip" >&2
+fi

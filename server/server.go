@@ -88,7 +88,17 @@ type Handler struct {
 	runtimeEncodes bool
 
 	etags sync.Map // etagKey -> string
+
+	manifestMu  sync.Mutex
+	manifestKey etagKey           // of the manifest file last read
+	manifest    map[string]string // name -> etag, from ETagsFile
 }
+
+// ETagsFile is the manifest of validators that server/sitebuild writes
+// next to the site: lines "name<TAB>etag". When present, its entries are
+// used instead of hashing files (it is re-read when it changes, so a
+// rebuilt directory is noticed).
+const ETagsFile = ".etags"
 
 type etagKey struct {
 	name    string
@@ -399,10 +409,13 @@ func (h *Handler) resolve(urlPath string) (name, redirect string, ok bool) {
 	return name, "", isFile(h.fsys, name)
 }
 
-// etag returns a strong validator computed from the bytes of file name,
-// cached by name, size and modification time (so a rebuilt os.DirFS is
-// noticed).
+// etag returns a strong validator of file name: its manifest entry, else
+// computed from its bytes, cached by name, size and modification time (so a
+// rebuilt os.DirFS is noticed).
 func (h *Handler) etag(name string) (string, error) {
+	if e, ok := h.manifestETag(name); ok {
+		return e, nil
+	}
 	f, err := h.fsys.Open(name)
 	if err != nil {
 		return "", err
@@ -423,6 +436,33 @@ func (h *Handler) etag(name string) (string, error) {
 	etag := `"` + hex.EncodeToString(sum.Sum(nil)[:12]) + `"`
 	h.etags.Store(key, etag)
 	return etag, nil
+}
+
+// manifestETag looks name up in the ETagsFile manifest, re-reading it when
+// its size or modification time changed.
+func (h *Handler) manifestETag(name string) (string, bool) {
+	st, err := fs.Stat(h.fsys, ETagsFile)
+	if err != nil {
+		return "", false
+	}
+	key := etagKey{ETagsFile, st.Size(), st.ModTime()}
+	h.manifestMu.Lock()
+	defer h.manifestMu.Unlock()
+	if h.manifest == nil || key != h.manifestKey {
+		data, err := fs.ReadFile(h.fsys, ETagsFile)
+		if err != nil {
+			return "", false
+		}
+		m := map[string]string{}
+		for _, line := range strings.Split(string(data), "\n") {
+			if n, e, ok := strings.Cut(line, "\t"); ok {
+				m[n] = e
+			}
+		}
+		h.manifest, h.manifestKey = m, key
+	}
+	e, ok := h.manifest[name]
+	return e, ok
 }
 
 // compressible reports whether name may have precompressed siblings.

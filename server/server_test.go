@@ -346,3 +346,34 @@ func TestPrecompressedLengthAndRange(t *testing.T) {
 		t.Errorf("identity Range: %d %q", rec.Code, rec.Body.String())
 	}
 }
+
+// A manifest written by sitebuild replaces hashing, and is re-read when it
+// changes.
+func TestETagsManifest(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("index.html", "hello")
+	h := newTest(t, Config{FS: os.DirFS(dir)})
+	computed := get(h, http.MethodGet, "/").Header().Get("ETag")
+	if computed != `"2cf24dba5fb0a30e26e83b2a"` {
+		t.Fatalf("computed ETag %s", computed)
+	}
+	write(ETagsFile, "index.html\t\"from-manifest\"\n")
+	if got := get(h, http.MethodGet, "/").Header().Get("ETag"); got != `"from-manifest"` {
+		t.Errorf("ETag %s, want the manifest's", got)
+	}
+	if got := get(h, http.MethodGet, "/", "Accept-Encoding", "gzip").Header().Get("ETag"); got != `"from-manifest"` {
+		t.Errorf("no .gz sibling: ETag %s", got)
+	}
+	write(ETagsFile, "index.html\t\"second-version\"\n")
+	if got := get(h, http.MethodGet, "/").Header().Get("ETag"); got != `"second-version"` {
+		t.Errorf("ETag %s after the manifest changed", got)
+	}
+	if rec := get(h, http.MethodGet, "/"+ETagsFile); rec.Code != http.StatusNotFound {
+		t.Errorf("manifest served: %d", rec.Code)
+	}
+}

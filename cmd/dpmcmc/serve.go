@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dpmcmc/dpmcmc/server"
+	"github.com/dpmcmc/dpmcmc/server/embedded"
 )
 
 func init() {
@@ -30,8 +32,14 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("serve", "[--addr 127.0.0.1:8080] [--dir build/site] [--frame-ancestors ORIGINS]", stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "`host:port` to listen on; an empty host means 127.0.0.1, port 0 a free port")
-	dir := fs.String("dir", "build/site", "built site to serve (made by ./build.sh or make build)")
-	frame := fs.String("frame-ancestors", "'none'", "origins allowed to embed the app in a frame, space or comma separated\n(e.g. https://docs.example.org); 'none' forbids embedding")
+	dirHelp := "built site to serve (made by ./build.sh or make build)"
+	site, hasEmbedded := embedded.FS()
+	if hasEmbedded {
+		dirHelp += "; without --dir, the site embedded in this binary"
+	}
+	dir := fs.String("dir", "build/site", dirHelp)
+	frame := fs.String("frame-ancestors", "'none'", "origins allowed to embed the demo page (embed.html) in a frame, space or comma\n"+
+		"separated (e.g. 'self' https://docs.example.org); the app itself is never frameable")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -39,10 +47,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if st, err := os.Stat(filepath.Join(*dir, "index.html")); err != nil || !st.Mode().IsRegular() {
-		return fmt.Errorf("no built site in %s (run ./build.sh or make build first)", *dir)
+	dirGiven := false
+	fs.Visit(func(f *flag.Flag) { dirGiven = dirGiven || f.Name == "dir" })
+	if !hasEmbedded || dirGiven {
+		if st, err := os.Stat(filepath.Join(*dir, "index.html")); err != nil || !st.Mode().IsRegular() {
+			return fmt.Errorf("no built site in %s (run ./build.sh or make build first)", *dir)
+		}
+		site = os.DirFS(*dir)
 	}
-	h, err := server.New(server.Config{FS: os.DirFS(*dir), FrameAncestors: ancestors})
+	h, err := server.New(server.Config{FS: site, FrameAncestors: ancestors})
 	if err != nil {
 		return err
 	}

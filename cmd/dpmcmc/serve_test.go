@@ -16,8 +16,10 @@ import (
 func writeSite(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte("<!doctype html><title>ok</title>"), 0o644); err != nil {
-		t.Fatal(err)
+	for name, text := range map[string]string{"index.html": "<!doctype html><title>ok</title>", "embed.html": "<!doctype html><title>embed</title>"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return dir
 }
@@ -69,8 +71,17 @@ func TestServe(t *testing.T) {
 		t.Errorf("GET %s: %d %q", url, resp.StatusCode, body)
 	}
 	csp := resp.Header.Get("Content-Security-Policy")
-	if !strings.Contains(csp, "connect-src 'none'") || !strings.HasSuffix(csp, "frame-ancestors https://docs.example.org") {
-		t.Errorf("CSP = %q", csp)
+	if !strings.Contains(csp, "connect-src 'none'") || !strings.HasSuffix(csp, "frame-ancestors 'none'") {
+		t.Errorf("app CSP = %q", csp)
+	}
+	// --frame-ancestors applies to the embed page only.
+	resp, err = http.Get(url + "embed.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if csp := resp.Header.Get("Content-Security-Policy"); resp.StatusCode != 200 || !strings.HasSuffix(csp, "frame-ancestors https://docs.example.org") {
+		t.Errorf("embed.html: %d, CSP = %q", resp.StatusCode, csp)
 	}
 	if err := stop(); err != nil {
 		t.Fatalf("serve returned %v after interrupt", err)

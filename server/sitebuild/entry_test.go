@@ -42,3 +42,12 @@ func TestEntryPointsAndAssetList(t *testing.T) {
 		t.Errorf("hashed asset filled: %s", site[h])
 	}
 }
+
+func TestETagsManifest(t *testing.T) {
+	site := map[string][]byte{"index.html": []byte("hello"), "js/a.0123456789ab.js": []byte("x")}
+	got := string(ETags(site))
+	want := "index.html\t\"2cf24dba5fb0a30e26e83b2a\"\njs/a.0123456789ab.js\t\"2d711642b726b04401627ca9\"\n"
+	if got != want {
+		t.Errorf("ETags = %q, want %q", got, want)
+	}
+}

@@ -53,6 +53,28 @@ import (
 // WasmGlobal is the global a -wasm asset assigns its base64 text to.
 const WasmGlobal = "__dpmcmcWasm"
 
+// ETagsFile is the manifest of the assets' validators, read by package
+// server (a hidden name: never served).
+const ETagsFile = ".etags"
+
+// ETags returns the manifest: one line "name<TAB>etag" per asset, sorted,
+// where etag is what server computes from the file's bytes (so that a
+// server need not hash files at run time: on Cloudflare Workers every
+// request starts a fresh instance).
+func ETags(site map[string][]byte) []byte {
+	names := make([]string, 0, len(site))
+	for n := range site {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b bytes.Buffer
+	for _, n := range names {
+		sum := sha256.Sum256(site[n])
+		fmt.Fprintf(&b, "%s\t\"%s\"\n", n, hex.EncodeToString(sum[:12]))
+	}
+	return b.Bytes()
+}
+
 // marker marks an output directory as written by sitebuild, so that a
 // rebuild may delete it.
 const marker = ".sitebuild"
@@ -443,6 +465,9 @@ func write(dir string, site map[string][]byte, useBrotli bool, log io.Writer) er
 		fmt.Fprintln(log, line)
 	}
 	fmt.Fprintf(log, "  %d files, %d bytes (precompressed: gz %d, br %d) in %s\n", len(names), total, totalGz, totalBr, dir)
+	if err := os.WriteFile(filepath.Join(dir, ETagsFile), ETags(site), 0o644); err != nil {
+		return err
+	}
 	return os.WriteFile(filepath.Join(dir, marker), nil, 0o644)
 }
 

@@ -1,0 +1,148 @@
+// Hosting end-to-end tests in headless Chromium, against `dpmcmc serve`:
+//   - the example documentation page (docs/embed-example.html, served from
+//     another origin) embeds two demos (an iframe and <dp-sampler>); both
+//     run, with no request after they are ready and no CSP violation;
+//     screenshot e2e/screenshots/embed-example.png (UPDATE_DOCS_IMG=1 also
+//     writes docs/img/embed.png);
+//   - embed.html is frameable by the configured documentation origin only,
+//     the app never;
+//   - offline: after a first load, embed.html reloads and runs with the
+//     network off (the service worker, site/sw.js).
+//
+// Needs make build (bin/dpmcmc, build/site) and Chromium: node --test e2e/
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, mkdirSync, copyFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  root, siteDir, startServe, stopChild, startPages, launch, recordedContext, violations, runEmbed, assertNoErrors,
+} from './hosting-helpers.mjs';
+
+const shots = path.join(root, 'e2e', 'screenshots');
+let app; // {child, url}
+let docs; // {server, url}
+let browser;
+const pages = {};
+
+before(async () => {
+  docs = await startPages(pages);
+  const docsOrigin = new URL(docs.url).origin;
+  app = await startServe(['--dir', siteDir, '--frame-ancestors', docsOrigin]);
+  const appOrigin = new URL(app.url).origin;
+  pages['/embed-example.html'] = readFileSync(path.join(root, 'docs', 'embed-example.html'), 'utf8')
+    .replaceAll('http://127.0.0.1:8080', appOrigin);
+  pages['/frame-app.html'] = `<!doctype html><title>framing</title><iframe src="${app.url}"></iframe><iframe src="${app.url}embed.html?demo=gaussian"></iframe>`;
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await stopChild(app?.child);
+  docs?.server.close();
+});
+
+const frameOf = (page, algorithm) => page.frames().find((f) => f.url().includes('embed.html?') && f.url().includes(`algorithm=${algorithm}`));
+
+test('the example documentation page runs two embedded demos, no requests after ready, no CSP violations', { timeout: 150000 }, async () => {
+  const { context, rec } = await recordedContext(browser);
+  try {
+    const page = await context.newPage();
+    await page.goto(`${docs.url}embed-example.html`);
+    await page.waitForFunction(() => document.querySelectorAll('iframe').length === 2);
+    await page.waitForFunction(() => [...document.querySelectorAll('iframe')].every((f) => f.src.includes('embed.html')));
+    let banana;
+    let gaussian; // (the DP-HMC frame)
+    await assert.doesNotReject(async () => {
+      for (let i = 0; i < 100 && !(banana && gaussian); i++) {
+        banana = frameOf(page, 'dp-penalty');
+        gaussian = frameOf(page, 'dp-hmc');
+        if (!(banana && gaussian)) await page.waitForTimeout(100);
+      }
+    });
+    assert.ok(banana && gaussian, `frames: ${page.frames().map((f) => f.url())}`);
+    assert.match(gaussian.url(), /demo=banana/);
+    assert.match(gaussian.url(), /epsilon=4/);
+    await banana.waitForSelector('html[data-ready="true"]', { timeout: 60000 });
+    await gaussian.waitForSelector('html[data-ready="true"]', { timeout: 60000 });
+    rec.mark();
+    assert.equal(await banana.locator('[data-testid="algorithm-select"]').inputValue(), 'dp-penalty');
+    assert.equal(await gaussian.locator('[data-testid="algorithm-select"]').inputValue(), 'dp-hmc');
+    assert.equal(await gaussian.locator('[data-testid="epsilon-value"]').textContent(), '4.0');
+    const [b, g] = await Promise.all([runEmbed(banana), runEmbed(gaussian)]);
+    assert.equal(b.state, 'done', b.text);
+    assert.equal(g.state, 'done', g.text);
+    assert.match(b.text, /800 \/ 800 iterations · ε = 2/);
+    assert.match(g.text, /400 \/ 400 iterations · ε = 4/);
+    for (const f of [banana, gaussian]) {
+      assert.equal(await f.locator('[data-testid="trace-plot"] canvas').count(), 1);
+      assert.equal(await f.locator('[data-testid="pair-plot"] canvas').count(), 1);
+    }
+    assert.deepEqual(rec.since(), [], 'requests after the demos were ready');
+    assert.deepEqual(await violations(page), [], 'CSP violations');
+    assertNoErrors(rec);
+    const appOrigin = new URL(app.url).origin;
+    const docsOrigin = new URL(docs.url).origin;
+    const offsite = rec.requests.filter((r) => ![appOrigin, docsOrigin].includes(new URL(r.url).origin));
+    assert.deepEqual(offsite, [], 'requests to other origins');
+    mkdirSync(shots, { recursive: true });
+    await page.setViewportSize({ width: 1000, height: 1150 });
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: path.join(shots, 'embed-example.png'), fullPage: true });
+    if (process.env.UPDATE_DOCS_IMG === '1') copyFileSync(path.join(shots, 'embed-example.png'), path.join(root, 'docs', 'img', 'embed.png'));
+  } finally {
+    await context.close();
+  }
+});
+
+test('embed.html is frameable by the documentation origin only; the app never', { timeout: 60000 }, async () => {
+  const docsOrigin = new URL(docs.url).origin;
+  const embed = await fetch(`${app.url}embed.html`);
+  assert.match(embed.headers.get('content-security-policy'), new RegExp(`; frame-ancestors ${docsOrigin}$`));
+  assert.equal(embed.headers.get('x-frame-options'), null);
+  const index = await fetch(app.url);
+  assert.match(index.headers.get('content-security-policy'), /; frame-ancestors 'none'$/);
+  assert.equal(index.headers.get('x-frame-options'), 'DENY');
+
+  const { context } = await recordedContext(browser, { serviceWorkers: 'block' });
+  try {
+    const page = await context.newPage();
+    await page.goto(`${docs.url}frame-app.html`);
+    const embedFrame = () => page.frames().find((f) => f.url().includes('embed.html'));
+    await page.waitForFunction(() => true);
+    for (let i = 0; i < 100 && !embedFrame(); i++) await page.waitForTimeout(100);
+    await embedFrame().waitForSelector('html[data-ready="true"]', { timeout: 60000 });
+    // The app's frame is blocked: Chromium shows its error page instead.
+    const appFrame = page.frames().find((f) => f !== page.mainFrame() && !f.url().includes('embed.html'));
+    const blocked = await appFrame.evaluate(() => document.querySelector('[data-testid="status"]') === null).catch(() => true);
+    assert.ok(blocked, `the app loaded in a frame: ${appFrame.url()}`);
+  } finally {
+    await context.close();
+  }
+});
+
+test('offline: embed.html reloads and runs with the network off after a first load', { timeout: 120000 }, async () => {
+  const { context, rec } = await recordedContext(browser);
+  try {
+    const page = await context.newPage();
+    const url = `${app.url}embed.html?demo=gaussian&algorithm=dp-penalty&epsilon=3`;
+    await page.goto(url);
+    await page.waitForSelector('html[data-ready="true"]', { timeout: 60000 });
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.offline), 'ready', 'service worker installed');
+    rec.mark();
+    await context.setOffline(true);
+    await page.reload();
+    await page.waitForSelector('html[data-ready="true"]', { timeout: 60000 });
+    const r = await runEmbed(page.mainFrame());
+    assert.equal(r.state, 'done', r.text);
+    assert.match(r.text, /800 \/ 800 iterations · ε = 3/);
+    // Every request of the reload was answered by the service worker.
+    const reached = await page.evaluate(() => performance.getEntriesByType('resource').concat(performance.getEntriesByType('navigation'))
+      .map((e) => ({ name: e.name, sw: e.workerStart > 0 })));
+    assert.ok(reached.length > 5, `resources: ${JSON.stringify(reached)}`);
+    assert.deepEqual(await violations(page), [], 'CSP violations');
+    assertNoErrors(rec);
+  } finally {
+    await context.close();
+  }
+});
