@@ -135,3 +135,12 @@ cli-embed: site
 
 worker: site
 	worker/build.sh
+
+# Paper experiments (docs/RESULTS.md): full runs take hours on two cores and
+# are not part of `make test`; the --quick versions run in the Go tests.
+.PHONY: experiments experiments-quick
+experiments: cli
+	bin/dpmcmc experiment all --out results --img docs/img/results
+
+experiments-quick: cli
+	bin/dpmcmc experiment all --quick --out build/experiments-quick

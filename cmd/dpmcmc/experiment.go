@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/dpmcmc/dpmcmc/core/experiment"
+	"github.com/dpmcmc/dpmcmc/core/experiment/plot"
+)
+
+func init() {
+	register("experiment", "reproduce a paper's experiment (figures, CSV); NAME or all", runExperiment)
+}
+
+// runExperiment runs one experiment (or all) and writes its CSV tables, a
+// summary and its figures (SVG and PNG).
+func runExperiment(args []string, stdout, stderr io.Writer) error {
+	var names []string
+	for _, e := range experiment.List() {
+		names = append(names, e.Name)
+	}
+	fs := newFlagSet("experiment", "NAME|all [--quick] [--out DIR] [--img DIR] [--repeats N] [--seed S]\n\nExperiments:\n"+experimentList(), stderr)
+	var (
+		quick   bool
+		out     string
+		img     string
+		repeats int
+		seed    uint64
+		workers int
+		quiet   bool
+		epsList string
+		algs    string
+	)
+	fs.StringVar(&epsList, "eps", "", "comma-separated ε values (default: the paper's grid)")
+	fs.StringVar(&algs, "algorithms", "", "comma-separated algorithms to run (default: all)")
+	fs.BoolVar(&quick, "quick", false, "CI-sized run (small n, few ε, one repeat)")
+	fs.StringVar(&out, "out", "results", "directory for the CSV tables and the summary")
+	fs.StringVar(&img, "img", "", "directory for the figures (default: --out)")
+	fs.IntVar(&repeats, "repeats", 0, "repeats (default: the paper's; 1 with --quick)")
+	fs.Uint64Var(&seed, "seed", 20240601, "public seed (data, starting points, proposals); privacy noise uses a fresh key")
+	fs.IntVar(&workers, "workers", 0, "concurrent chains (default: GOMAXPROCS)")
+	fs.BoolVar(&quiet, "quiet", false, "no progress lines")
+	// The name comes first; flags may follow it.
+	var name string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, args = args[0], args[1:]
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if name == "" {
+		fmt.Fprintln(stderr, "dpmcmc experiment: give an experiment name or all")
+		fs.Usage()
+		return errUsage
+	}
+	run := []string{name}
+	if name == "all" {
+		run = names
+	} else if _, ok := experiment.Get(name); !ok {
+		return fmt.Errorf("unknown experiment %q (available: %s, all)", name, strings.Join(names, ", "))
+	}
+	if img == "" {
+		img = out
+	}
+	for _, d := range []string{out, img} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	o := experiment.Options{Quick: quick, Repeats: repeats, Seed: seed, Workers: workers}
+	for _, f := range strings.Split(epsList, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil || !(v > 0) {
+			return fmt.Errorf("--eps: %q is not a positive number", f)
+		}
+		o.Epsilons = append(o.Epsilons, v)
+	}
+	if algs != "" {
+		o.Algorithms = strings.Split(algs, ",")
+	}
+	if !quiet {
+		o.Log = stderr
+	}
+	for _, n := range run {
+		res, err := experiment.Run(ctx, n, o)
+		if err != nil {
+			return fmt.Errorf("experiment %s: %w", n, err)
+		}
+		paths, err := experiment.WriteTables(res, out)
+		if err != nil {
+			return err
+		}
+		for _, f := range res.Figures {
+			ps, err := plot.Render(f, img)
+			if err != nil {
+				return err
+			}
+			paths = append(paths, ps...)
+		}
+		sp := filepath.Join(out, n+"_summary.txt")
+		mode := "full"
+		if quick {
+			mode = "quick"
+		}
+		text := fmt.Sprintf("# dpmcmc experiment %s (%s, seed %d, %s)\n%s\n", n, mode, seed, res.Elapsed.Round(1e9), strings.Join(res.Summary, "\n"))
+		if err := os.WriteFile(sp, []byte(text), 0o644); err != nil {
+			return err
+		}
+		paths = append(paths, sp)
+		fmt.Fprintf(stdout, "%s (%s): %s\n", n, res.Elapsed.Round(1e7), strings.Join(paths, " "))
+	}
+	if ctx.Err() != nil {
+		return errors.New("interrupted")
+	}
+	return nil
+}
+
+func experimentList() string {
+	var b strings.Builder
+	for _, e := range experiment.List() {
+		fmt.Fprintf(&b, "  %-10s %s\n", e.Name, e.Summary)
+	}
+	return b.String()
+}
