@@ -68,8 +68,13 @@ func (m *GMM) LogLik(theta []float64, rows []int, out []float64) {
 				o[k] = math.Abs(a - b)
 			}
 		} else {
+			// gather first: a loop of independent loads keeps many cache
+			// misses in flight (minibatch rows are scattered over the data)
 			for k, i := range rows[lo : lo+len(o)] {
-				d1 := m.x[i] - t0
+				mx[k] = m.x[i]
+			}
+			for k, xv := range mx {
+				d1 := xv - t0
 				d2 := d1 - t1
 				a := -d1 * d1 * m.h
 				b := -d2 * d2 * m.h

@@ -167,55 +167,16 @@ func log1pExpNegFast(a float64) float64 {
 const batchLen = 256
 
 // expLog1pBatch sets t[i] = e^{−a[i]} and a[i] = log(1 + t[i]) for a[i] ≥ 0,
-// len(t) ≥ len(a): expNegFast and log1pFast written out in one loop body
-// (the compiler does not inline them), bit for bit the same values.
+// len(t) ≥ len(a): expNegFast and log1pFast written
+// out in loops (the compiler does not inline them), bit for bit the same
+// values (any lengths). Three short loops instead of one long body: each element is a
+// long dependency chain (≈ 110 cycles), and short bodies let the processor
+// overlap several elements; measured 17 → 12 ns per element.
 func expLog1pBatch(a, t []float64) {
-	const (
-		ln2Hi = 6.93147180369123816490e-01
-		ln2Lo = 1.90821492927058770002e-10
-		lp1   = 6.666666666666735130e-01
-		lp2   = 3.999999999940941908e-01
-		lp3   = 2.857142874366239149e-01
-		lp4   = 2.222219843214978396e-01
-		lp5   = 1.818357216161805012e-01
-		lp6   = 1.531383769920937332e-01
-		lp7   = 1.479819860511658591e-01
-		off   = 0x3ff0000000000000 - 0x3fe6a09e667f3bcd
-	)
 	t = t[:len(a)]
-	for i, av := range a {
-		var tv float64
-		if av <= expNegMaxA {
-			x := -av
-			kd := invLn2N*x + expShift
-			ki := math.Float64bits(kd)
-			kd -= expShift
-			r := x + kd*negLn2HiN + kd*negLn2LoN
-			e := &expTab[ki&127]
-			sbits := e.sbits + ki<<45
-			r2 := r * r
-			tmp := e.tail + r + r2*(0.5+r*(1.0/6)) + r2*r2*(1.0/24+r*(1.0/120))
-			scale := math.Float64frombits(sbits)
-			tv = scale + scale*tmp
-		} else {
-			tv = math.Exp(-av)
-		}
-		t[i] = tv
-		u := 1 + tv
-		e := tv - (u - 1)
-		ix := math.Float64bits(u) + off
-		k := int64(ix>>52) - 0x3ff
-		m := math.Float64frombits(ix&(1<<52-1) + 0x3fe6a09e667f3bcd)
-		f := m - 1
-		s := f / (2 + f)
-		z := s * s
-		z2 := z * z
-		r := z * ((lp1 + z*lp2) + z2*(lp3+z*lp4) + z2*z2*((lp5+z*lp6)+z2*lp7))
-		hfsq := 0.5 * f * f
-		c := e * math.Float64frombits(uint64(0x3ff-k)<<52) * (1 - f*(1-f*(1-f)))
-		kf := float64(k)
-		a[i] = kf*ln2Hi - ((hfsq - (s*(hfsq+r) + (kf*ln2Lo + c))) - f)
-	}
+	copy(t, a)
+	expNegBatch(t)
+	log1pBatch(t, a)
 }
 
 // expNegBatch sets a[i] = e^{−a[i]} (expNegFast, bit for bit) for a[i] ≥ 0.
@@ -276,5 +237,52 @@ func matVec(x []float64, d int, th []float64, rows []int, lo int, out []float64)
 			s0 += a[j] * th[j]
 		}
 		out[k] = (s0 + s1) + (s2 + s3)
+	}
+}
+
+// log1pBatch sets a[i] = log1pFast(t[i]) for 0 ≤ t[i] ≤ 1, in two passes
+// per batchLen elements (the reduction with its division, then the
+// polynomial), bit for bit log1pFast.
+func log1pBatch(t, a []float64) {
+	a = a[:len(t)]
+	for len(t) > batchLen {
+		log1pBatch(t[:batchLen], a[:batchLen])
+		t, a = t[batchLen:], a[batchLen:]
+	}
+	const (
+		ln2Hi = 6.93147180369123816490e-01
+		ln2Lo = 1.90821492927058770002e-10
+		lp1   = 6.666666666666735130e-01
+		lp2   = 3.999999999940941908e-01
+		lp3   = 2.857142874366239149e-01
+		lp4   = 2.222219843214978396e-01
+		lp5   = 1.818357216161805012e-01
+		lp6   = 1.531383769920937332e-01
+		lp7   = 1.479819860511658591e-01
+		off   = 0x3ff0000000000000 - 0x3fe6a09e667f3bcd
+	)
+	var fb, sb, lb, kb [batchLen]float64
+	f, s, lo, kk := fb[:len(t)], sb[:len(t)], lb[:len(t)], kb[:len(t)]
+	for i, tv := range t {
+		u := 1 + tv
+		e := tv - (u - 1)
+		ix := math.Float64bits(u) + off
+		k := int64(ix>>52) - 0x3ff
+		m := math.Float64frombits(ix&(1<<52-1) + 0x3fe6a09e667f3bcd)
+		fv := m - 1
+		f[i] = fv
+		s[i] = fv / (2 + fv)
+		c := e * math.Float64frombits(uint64(0x3ff-k)<<52) * (1 - fv*(1-fv*(1-fv)))
+		kf := float64(k)
+		kk[i] = kf
+		lo[i] = kf*ln2Lo + c
+	}
+	for i, sv := range s {
+		fv := f[i]
+		z := sv * sv
+		z2 := z * z
+		r := z * ((lp1 + z*lp2) + z2*(lp3+z*lp4) + z2*z2*((lp5+z*lp6)+z2*lp7))
+		hfsq := 0.5 * fv * fv
+		a[i] = kk[i]*ln2Hi - ((hfsq - (sv*(hfsq+r) + lo[i])) - fv)
 	}
 }

@@ -2,7 +2,6 @@ package privacy
 
 import (
 	"math"
-	"math/cmplx"
 	"sync"
 
 	"gonum.org/v1/gonum/dsp/fourier"
@@ -403,11 +402,11 @@ func composeDir(pm []float64, imin int64, etaInf, etaWin, h float64, start int64
 		}
 		buf[pos] += v
 	}
-	fft := fourier.NewFFT(N)
+	fft := getFFT(N)
+	defer putFFT(N, fft)
 	spec := fft.Coefficients(nil, buf)
 	for i, c := range spec {
-		r, th := cmplx.Abs(c), cmplx.Phase(c)
-		spec[i] = cmplx.Rect(math.Pow(r, kf), math.Mod(kf*th, 2*math.Pi))
+		spec[i] = cpowInt(c, k)
 	}
 	out := fft.Sequence(buf, spec)
 	shift := start % int64(N)
@@ -425,14 +424,57 @@ func composeDir(pm []float64, imin int64, etaInf, etaWin, h float64, start int64
 	d.e1 = make([]float64, N+1)
 	for j := N - 1; j >= 0; j-- {
 		v := out[(int64(j)+shift)%int64(N)] / float64(N)
-		if v < 0 {
-			v = 0
+		if !(v > 0) {
+			// v ≤ 0 is FFT rounding noise, clipped to 0 (and skipped: about
+			// half of the window, where S̃ has no mass)
+			d.p1[j], d.e1[j] = d.p1[j+1], d.e1[j+1]
+			continue
 		}
 		sj := float64(start+int64(j)) * h
 		d.p1[j] = d.p1[j+1] + v
 		d.e1[j] = d.e1[j+1] + v*math.Exp(-(sj-d.sref))
 	}
 	return d, nil
+}
+
+// FFT plans (twiddle factors) are reused across PLDs: building one costs
+// about as much as a transform, and a planner builds many PLDs of the same
+// size. A plan is not safe for concurrent use, so each goroutine takes its
+// own from the pool.
+var fftPools sync.Map // int → *sync.Pool of *fourier.FFT
+
+func getFFT(n int) *fourier.FFT {
+	p, _ := fftPools.LoadOrStore(n, &sync.Pool{New: func() any { return fourier.NewFFT(n) }})
+	return p.(*sync.Pool).Get().(*fourier.FFT)
+}
+
+func putFFT(n int, f *fourier.FFT) {
+	if p, ok := fftPools.Load(n); ok {
+		p.(*sync.Pool).Put(f)
+	}
+}
+
+// cpowInt is c^k for k ≥ 1 by repeated squaring: at most 2·log2(k)
+// complex products, each with a relative error of a few ulp, so c^k is
+// within ~2^-47·|c|^k for k ≤ 2^20 (|c| ≤ 1 here: the characteristic
+// function of a probability law). The polar form it replaces,
+// Rect(|c|^k, k·arg c mod 2π), is less accurate: the rounding of arg c is
+// multiplied by k. Either error is far below the FFT rounding bound etaRound.
+func cpowInt(c complex128, k int) complex128 {
+	r := complex(1, 0)
+	for {
+		if k&1 == 1 {
+			r *= c
+		}
+		k >>= 1
+		if k == 0 {
+			return r
+		}
+		if re, im := real(c), imag(c); re*re+im*im < 1e-150 {
+			return 0 // |c^k| < 1e-150: nothing next to the rounding bound
+		}
+		c *= c
+	}
 }
 
 // deltaTilde returns δ_S̃(x) = Σ_{s_j > x} p_j (1 − e^{x−s_j}).
