@@ -6,7 +6,9 @@
 #   make fuzz-quick  every Fuzz target for FUZZTIME (default 10s) each
 #   make fuzz        every Fuzz target for FUZZTIME=5m each (docs/RELIABILITY.md)
 #   make audit       full privacy audit of the DP samplers, noise-key leak test
-#   make bench       all benchmarks
+#   make bench       performance table vs the targets -> docs/PERFORMANCE.md
+#                    (browser benchmark first when it can run; make bench-go
+#                    for every Go benchmark)
 #   make lint        gofmt and go vet
 #   make dist        folder for static hosts (dist/, with _headers); FRAME_ANCESTORS=...
 #   make cli-embed   bin/dpmcmc with the site embedded (dpmcmc serve needs no --dir)
@@ -33,7 +35,7 @@ GO_TEST_PKGS ?= ./...
 WASM_TEST_PKGS ?= ./wasm/... ./core/mathx/...
 GOROOT_WASM := $(shell $(GO) env GOROOT)/lib/wasm
 
-.PHONY: build site cli site-testkey cli-testkey serve test test-go test-wasm test-e2e deps fuzz-quick bench bench-go bench-browser lint clean
+.PHONY: build site cli site-testkey cli-testkey serve test test-go test-wasm test-e2e deps fuzz-quick bench bench-table bench-go bench-browser lint clean
 
 build: site cli
 
@@ -98,7 +100,16 @@ audit:
 	$(GO) test -count=1 -timeout 120m -v ./core/audit/ -args -audit.full
 	$(GO) test -count=1 -tags dpmcmc_testkey -run '^TestNoiseKeyNeverInOutputs$$' -v ./cmd/dpmcmc/
 
-bench: bench-go bench-browser
+# bench: the browser benchmark (skipped with a message when it cannot run,
+# e.g. no Chromium), then one table of every target (measured, target,
+# pass/fail; browser rows from build/bench/browser.json), printed and written
+# to docs/PERFORMANCE.md with the machine description.
+bench:
+	-$(MAKE) --no-print-directory bench-browser
+	$(MAKE) --no-print-directory bench-table
+
+bench-table:
+	$(GO) run ./bench -out docs/PERFORMANCE.md
 
 bench-go:
 	$(GO) test -bench . -benchmem -run '^$$' ./...

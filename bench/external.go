@@ -1,0 +1,107 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// benchWasm runs the log-likelihood section compiled to wasm under Node
+// (GOOS=js GOARCH=wasm, Go's go_js_wasm_exec), timed by wall clock (no CPU
+// clock there), and reports row 1a from it.
+func benchWasm() []row {
+	if runtime.GOOS == "js" {
+		return nil
+	}
+	r := row{ID: "1e", What: "log-lik-ratio pass (1a) in wasm under Node 20", Target: "—", Status: "info",
+		Note: "wall time (no CPU clock in wasm); anchor: straightforward Go loop 9.1 ms in Node, 10.7 ms in a Chromium worker"}
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		r.Measured = "not measured: " + err.Error()
+		return []row{r}
+	}
+	execPath := filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "go_js_wasm_exec")
+	tmp, err := os.CreateTemp("", "bench-wasm-*.json")
+	if err != nil {
+		r.Measured = "not measured: " + err.Error()
+		return []row{r}
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	args := []string{"run", "-exec", execPath, "./bench", "-only", "loglik", "-json", tmp.Name()}
+	if *flagQuick {
+		args = append(args, "-quick")
+	}
+	cmd := exec.Command("go", args...)
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	cmd.Stderr = os.Stderr
+	if out, err := cmd.Output(); err != nil {
+		r.Measured = "not measured: " + firstLine(fmt.Errorf("%v %s", err, out))
+		return []row{r}
+	}
+	var rows []row
+	b, err := os.ReadFile(tmp.Name())
+	if err == nil {
+		err = json.Unmarshal(b, &rows)
+	}
+	if err != nil {
+		r.Measured = "not measured: " + err.Error()
+		return []row{r}
+	}
+	for _, x := range rows {
+		if x.ID == "1a" {
+			r.Measured = strings.TrimSuffix(strings.SplitN(x.Measured, " (", 2)[0], " ")
+		}
+	}
+	return []row{r}
+}
+
+// browserJSON is what make bench-browser (e2e/bench.mjs) writes.
+type browserJSON struct {
+	WasmNsPerIteration   float64 `json:"wasm_ns_per_iteration"`
+	NativeNsPerIteration float64 `json:"native_ns_per_iteration"`
+	WasmOverNative       float64 `json:"wasm_over_native"`
+	NavigationToReadyMs  float64 `json:"navigation_to_ready_ms"`
+	TransferRawBytes     float64 `json:"transfer_raw_bytes"`
+	TransferBrotliBytes  float64 `json:"transfer_brotli_bytes"`
+	Requests             int     `json:"requests"`
+}
+
+// benchBrowser reports the browser engineer's headless benchmark
+// (build/bench/browser.json, written by make bench-browser) when present.
+func benchBrowser() []row {
+	const path = "build/bench/browser.json"
+	see := "see browser benchmark (make bench-browser)"
+	rows := []row{
+		{ID: "2a", What: "Chromium worker, time per HMC iteration (bench.html config), wasm vs native", Target: "—", Status: "info"},
+		{ID: "2b", What: "page: navigation to ready", Target: "—", Status: "info"},
+		{ID: "2c", What: "page: transfer size (brotli)", Target: "—", Status: "info"},
+	}
+	b, err := os.ReadFile(path)
+	var j browserJSON
+	if err == nil {
+		err = json.Unmarshal(b, &j)
+	}
+	if err != nil {
+		for i := range rows {
+			rows[i].Measured, rows[i].Status = see, "n/a"
+		}
+		return rows
+	}
+	when := ""
+	if st, err := os.Stat(path); err == nil {
+		when = "from " + path + ", " + st.ModTime().UTC().Format(time.DateTime) + " UTC"
+	}
+	rows[0].Measured = fmt.Sprintf("%s wasm, %s native (×%.1f)", ms(j.WasmNsPerIteration), ms(j.NativeNsPerIteration), j.WasmOverNative)
+	rows[1].Measured = fmt.Sprintf("%.0f ms", j.NavigationToReadyMs)
+	rows[2].Measured = fmt.Sprintf("%.2f MB (%.2f MB raw, %d requests)", j.TransferBrotliBytes/1e6, j.TransferRawBytes/1e6, j.Requests)
+	for i := range rows {
+		rows[i].Note = when
+	}
+	return rows
+}
