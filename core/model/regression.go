@@ -201,14 +201,7 @@ func (m *Logistic) logLikGrad(theta []float64, rows []int, out, grad []float64) 
 			}
 		}
 		if grad != nil {
-			for k, zk := range z {
-				i := lo + k
-				if rows != nil {
-					i = rows[i]
-				}
-				c := -f * m.sgn[i] * sigmoidFromExp(zk, t[k])
-				axpy(c, m.x[i*m.d:i*m.d+m.d], grad)
-			}
+			m.gradBatch(rows, lo, z, t, grad)
 		}
 	}
 	return sum
@@ -237,7 +230,6 @@ func (m *Logistic) GradLogLik(theta []float64, rows []int, grad []float64) {
 	grad = grad[:m.d]
 	clear(grad)
 	th := theta[:m.d]
-	f := m.f
 	n := m.n
 	if rows != nil {
 		n = len(rows)
@@ -257,14 +249,44 @@ func (m *Logistic) GradLogLik(theta []float64, rows []int, grad []float64) {
 			t[k] = math.Abs(z[k])
 		}
 		expNegBatch(t)
-		for k, zk := range z {
-			i := lo + k
-			if rows != nil {
-				i = rows[i]
-			}
-			c := -f * m.sgn[i] * sigmoidFromExp(zk, t[k])
-			axpy(c, m.x[i*m.d:i*m.d+m.d], grad)
+		m.gradBatch(rows, lo, z, t, grad)
+	}
+}
+
+// gradBatch adds Σ_k c_k·x̃_i (i = lo+k or rows[lo+k]) into grad, with
+// c_k = −F·sgn_i·σ(z_k) and t_k = e^{−|z_k|}; t is overwritten by c. The
+// coefficients are computed in their own loop (a division each), then the
+// rows are added two at a time (grad[j] += c₀x₀ⱼ + c₁x₁ⱼ), which halves the
+// chain of dependent additions through grad.
+func (m *Logistic) gradBatch(rows []int, lo int, z, t, grad []float64) {
+	f, d := m.f, m.d
+	c := t[:len(z)]
+	for k, zk := range z {
+		i := lo + k
+		if rows != nil {
+			i = rows[i]
 		}
+		c[k] = -f * m.sgn[i] * sigmoidFromExp(zk, c[k])
+	}
+	grad = grad[:d]
+	row := func(k int) []float64 {
+		i := lo + k
+		if rows != nil {
+			i = rows[i]
+		}
+		return m.x[i*d : i*d+d]
+	}
+	k := 0
+	for ; k+2 <= len(c); k += 2 {
+		c0, c1 := c[k], c[k+1]
+		r0, r1 := row(k), row(k+1)
+		r1 = r1[:len(r0)]
+		for j, v := range r0 {
+			grad[j] += c0*v + c1*r1[j]
+		}
+	}
+	if k < len(c) {
+		axpy(c[k], row(k), grad)
 	}
 }
 
