@@ -336,16 +336,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusInternalServerError)
 		return
 	}
-	// The validator is the identity file's, tagged with the encoding, so
-	// that it does not depend on how the variant was compressed (natively:
-	// the precompressed file; on Workers: by the runtime).
+	// The validator is the identity file's, whatever the encoding (as
+	// nginx's gzip_static does): on Workers the handler never learns the
+	// client's encodings (the edge asks for br and decodes for clients
+	// that cannot), so an encoding tag could not match dpmcmc serve's.
 	etag, err := h.etag(name)
 	if err != nil {
 		httpError(w, http.StatusInternalServerError)
 		return
 	}
 	if encoding != "" {
-		etag = strings.TrimSuffix(etag, `"`) + "-" + encoding + `"`
 		hdr.Set("Content-Encoding", encoding)
 		if !h.runtimeEncodes {
 			// ServeContent leaves out Content-Length when an encoding is
@@ -465,10 +465,12 @@ func (h *Handler) manifestETag(name string) (string, bool) {
 	return e, ok
 }
 
-// compressible reports whether name may have precompressed siblings.
+// compressible reports whether name may be served compressed: the types
+// Cloudflare's edge also compresses (so that it decodes them for clients
+// that cannot; text/csv is not one of them, and is served as it is).
 func compressible(name string) bool {
 	switch strings.ToLower(path.Ext(name)) {
-	case ".html", ".js", ".mjs", ".css", ".wasm", ".svg", ".csv", ".json", ".txt", ".map", ".webmanifest":
+	case ".html", ".js", ".mjs", ".css", ".wasm", ".svg", ".json", ".txt", ".map", ".webmanifest":
 		return true
 	}
 	return false

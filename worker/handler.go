@@ -27,5 +27,34 @@ func newHandler(site fs.FS, frameAncestors string, runtimeEncodes bool) (http.Ha
 	if err != nil {
 		return nil, err
 	}
-	return server.New(server.Config{FS: site, FrameAncestors: fa, RuntimeEncodes: runtimeEncodes})
+	h, err := server.New(server.Config{FS: site, FrameAncestors: fa, RuntimeEncodes: runtimeEncodes})
+	if err != nil {
+		return nil, err
+	}
+	return headWithoutLength(h), nil
+}
+
+// headWithoutLength drops Content-Length from the responses to HEAD
+// requests: syumai/workers turns a Content-Length into a FixedLengthStream,
+// which fails (500) when no body follows. (Content-Length is a transport
+// header: the security headers are untouched.)
+func headWithoutLength(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodHead {
+			w = noLength{w}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+type noLength struct{ http.ResponseWriter }
+
+func (w noLength) WriteHeader(code int) {
+	w.Header().Del("Content-Length")
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w noLength) Write(b []byte) (int, error) {
+	w.Header().Del("Content-Length")
+	return w.ResponseWriter.Write(b)
 }
