@@ -215,7 +215,7 @@ func hmcCase(t *testing.T, v variant, delta float64) auditCase {
 		Theta0: []float64{0}, PublicSeed: seed,
 	}
 	return auditCase{kernel: "dp-hmc (1 step)", variant: v.name, mech: spec.Mechanism(), claim: claim, delta: delta,
-		stats: []Statistic{Final(0, 1, "θ′")}, broken: v.broken, trials: 100000}
+		stats: []Statistic{Final(0, 1, "θ′")}, broken: v.broken, trials: 50000}
 }
 
 func TestAuditDPHMC(t *testing.T) {
@@ -274,7 +274,7 @@ func malaCase(t *testing.T, v variant, m0, delta float64) auditCase {
 		Theta0: []float64{0}, PublicSeed: seed,
 	}
 	return auditCase{kernel: "dp-mala (1 step)", variant: v.name, mech: spec.Mechanism(), claim: claim, delta: delta,
-		stats: []Statistic{Moves(spec.Theta0), Final(0, 1, "θ′")}, broken: v.broken, trials: 100000}
+		stats: []Statistic{Moves(spec.Theta0), Final(0, 1, "θ′")}, broken: v.broken, trials: 50000}
 }
 
 func TestAuditDPMALA(t *testing.T) {
@@ -312,7 +312,7 @@ func opsCase(t *testing.T, eps float64, reported float64, broken bool) auditCase
 		name = "bound-understated"
 	}
 	return auditCase{kernel: "ops (1 draw)", variant: name, mech: spec.Mechanism(), claim: eps, delta: 0,
-		stats: []Statistic{Final(0, 1, "θ̂")}, broken: broken, trials: 20000}
+		stats: []Statistic{Final(0, 1, "θ̂")}, broken: broken, trials: 10000}
 }
 
 func TestAuditOPS(t *testing.T) {
