@@ -54,7 +54,7 @@ func main() {
 	k := flag.Int("k", 50, "mixture components (before mirroring)")
 	starts := flag.Int("starts", 5, "random starts per C")
 	iters := flag.Int("iters", 300, "LM iterations per start")
-	refine := flag.Int("refine", 1500, "LM iterations for the best start")
+	refine := flag.Int("refine", 6000, "LM iterations for the best start")
 	csvDir := flag.String("csv", "", "also write C<c>_K<k>.csv files (mu,sigma,weight) into this directory")
 	flag.Parse()
 
@@ -215,6 +215,7 @@ func lm(p []float64, K int, C float64, iters int) ([]float64, float64) {
 	JtJ.SymOuterK(1, J.T())
 	grad := mat.NewVecDense(np, nil)
 	trial := make([]float64, np)
+	prev := loss
 	for it := 0; it < iters; it++ {
 		JtJ.SymOuterK(1, J.T())
 		grad.MulVec(J.T(), mat.NewVecDense(gridN, r))
@@ -252,6 +253,12 @@ func lm(p []float64, K int, C float64, iters int) ([]float64, float64) {
 		}
 		if !improved {
 			break
+		}
+		if it%200 == 199 { // stop when 200 iterations gain < 1e-4 relative
+			if loss > prev*(1-1e-4) {
+				break
+			}
+			prev = loss
 		}
 	}
 	return p, loss
