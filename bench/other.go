@@ -26,12 +26,14 @@ func benchPLD() []row {
 			panic(err)
 		}
 	})
-	// The two directions are built in parallel: CPU time counts both (this
-	// thread only sees its own), so report wall time too.
-	return []row{{ID: "6", What: "PLD accountant, 1e4 compositions (σ=1.1, q=0.01, both directions)",
-		Measured: fmt.Sprintf("%s (wall, 2 goroutines; CPU %s)", ms(t.WallNs), ms(t.CPUNs)),
-		Target:   "< 50 ms", Status: pass(t.WallNs < 50e6),
-		Note: fmt.Sprintf("ε(1e-5) = %.4f", eps)}}
+	// The two directions are built in parallel goroutines: the measured
+	// value is the process CPU time (both directions, GC included), what the
+	// query costs on one core and an upper bound on its idle wall time on
+	// two cores.
+	return []row{{ID: "6", What: "PLD accountant, 1e4 compositions (σ=1.1, q=0.01, add/remove: 2 directions)",
+		Measured: fmt.Sprintf("%s CPU (median %s; wall %s)", ms(t.MinProcCPUNs), ms(t.ProcCPUNs), ms(t.MinWallNs)),
+		Target:   "< 50 ms", Status: pass(t.MinProcCPUNs < 50e6),
+		Note: fmt.Sprintf("ε(1e-5) = %.4f; wall on an idle 2-core machine ≈ half the CPU", eps)}}
 }
 
 // csvBytes is a numeric CSV of about size bytes: 11 columns, 6 significant
