@@ -66,6 +66,14 @@ func (p *Prepared) NewChain(c int, key rng.Key) (*Chain, error) {
 	}
 	r := rng.ForChain(p.Config.Seed, key, c)
 	theta0 := p.initial(r)
+	if ic, err := initConfig(p.Config, p.Model.N()); err != nil {
+		return nil, err
+	} else if ic != nil {
+		ic.Box = box(p.Model, p.Config.Settings.Box)
+		if theta0, err = mcmc.DPInit(p.Model, *ic, theta0, r); err != nil {
+			return nil, fmt.Errorf("chain %d: %w", c+1, err)
+		}
+	}
 	if err := k.Init(theta0); err != nil {
 		return nil, fmt.Errorf("chain %d: %w", c+1, err)
 	}

@@ -49,7 +49,7 @@ func TestEveryPrivateAlgorithmRunsWithinBudget(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := p.Run(context.Background(), nil)
+			res, err := p.run(context.Background(), testKey, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

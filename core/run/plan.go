@@ -21,6 +21,42 @@ const (
 	hmcTauRatio = 5.5
 )
 
+// gaussianAlgorithms are the private kernels whose iterations are Gaussian
+// mechanisms composed with the tight Gaussian accountant.
+var gaussianAlgorithms = map[string]bool{"dp-penalty": true, "dp-hmc": true, "dp-mala": true}
+
+// initConfig is the dp-map initialisation of one chain (nil unless chosen):
+// each of the C chains spends μ_tot·√(Share/C).
+func initConfig(c *Config, n int) (*mcmc.DPInitConfig, error) {
+	if c.Init.Kind != "dp-map" || c.Privacy == nil {
+		return nil, nil
+	}
+	muTot, err := privacy.MuFor(c.Privacy.Epsilon, c.Privacy.Delta)
+	if err != nil {
+		return nil, err
+	}
+	share := or(c.Init.Share, 0.2)
+	return &mcmc.DPInitConfig{
+		Steps: orInt(c.Init.Steps, 100), GradClip: or(c.Init.GradClip, 1), Mu: muTot * math.Sqrt(share/float64(c.Chains)),
+		N: n, Relation: c.Privacy.Relation,
+	}, nil
+}
+
+// initMu2 is the μ² all chains' initialisations spend together (grid
+// inflation included); 0 without dp-map.
+func initMu2(c *Config, n, d int) (float64, error) {
+	ic, err := initConfig(c, n)
+	if ic == nil || err != nil {
+		return 0, err
+	}
+	cost, err := ic.Cost(d)
+	if err != nil {
+		return 0, err
+	}
+	m := cost.StepMu()
+	return float64(c.Chains) * m * m, nil
+}
+
 // Plan is what a private run will do and spend, computed from public inputs
 // only (n, d, the budget, the settings). Prepare applies the same plan, so
 // every browser worker derives identical settings.
@@ -175,6 +211,22 @@ func planGaussian(c *Config, p *Plan, n, d int) error {
 		return errors.New("dp-mala: the plan needs --grad-clip (the proposal's privacy cost depends on it)")
 	}
 	p.Accountant = privacy.MethodTight
+	im2, err := initMu2(c, n, d)
+	if err != nil {
+		return err
+	}
+	muTot, err := privacy.MuFor(b.Epsilon, b.Delta)
+	if err != nil {
+		return err
+	}
+	if im2 >= muTot*muTot {
+		return errors.New("the dp-map initialisation alone spends the whole budget: lower its share")
+	}
+	muAvail := math.Sqrt(muTot*muTot - im2)
+	// total is the exact ε of T iterations plus the initialisations.
+	total := func(mu1 float64, T int) (float64, error) {
+		return privacy.TightGaussian{Mu: math.Sqrt(float64(T)*mu1*mu1 + im2)}.Epsilon(b.Delta)
+	}
 	if c.Algorithm == "dp-mala" && s.Step == 0 {
 		// DP-MALA's proposal spends μ_g = σ_p·f·G/(2√a) per iteration
 		// whatever its noise: by default give it half of the per-iteration
@@ -183,15 +235,11 @@ func planGaussian(c *Config, p *Plan, n, d int) error {
 		if !itersGiven {
 			T = c.Chains * (max(c.Warmup, defaultPrivateWarmup) + defaultPrivateDraws)
 		}
-		muTot, err := privacy.MuFor(b.Epsilon, b.Delta)
-		if err != nil {
-			return err
-		}
 		f := 2.0
 		if rel == "add-remove" {
 			f = 1
 		}
-		mu1 := muTot / math.Sqrt(float64(T))
+		mu1 := muAvail / math.Sqrt(float64(T))
 		s.Step = mu1 / math.Sqrt2 * 2 * math.Sqrt(or(s.MALAScale, 1)) / (f * s.GradClip)
 	}
 	switch {
@@ -201,7 +249,10 @@ func planGaussian(c *Config, p *Plan, n, d int) error {
 			return err
 		}
 		mu1 := cost.StepMu()
-		maxT, err := privacy.MaxGaussianReleases(mu1, b.Epsilon, b.Delta)
+		maxT, err := maxIterations(b.Epsilon, func(T int) (privacy.Report, error) {
+			e, err := total(mu1, T)
+			return privacy.Report{Epsilon: e}, err
+		})
 		if err != nil {
 			return err
 		}
@@ -232,7 +283,7 @@ func planGaussian(c *Config, p *Plan, n, d int) error {
 		}
 		p.Warmup, p.Draws = c.Warmup, c.Draws
 		T := c.Chains * (c.Warmup + c.Draws)
-		if err := calibrate(c.Algorithm, s, rel, n, d, T, b.Epsilon, b.Delta); err != nil {
+		if err := calibrate(c.Algorithm, s, rel, n, d, T, muAvail, func(mu1 float64) (float64, error) { return total(mu1, T) }, b.Epsilon); err != nil {
 			return err
 		}
 		cost, err := stepCost(c.Algorithm, *s, rel, n, d)
@@ -242,9 +293,12 @@ func planGaussian(c *Config, p *Plan, n, d int) error {
 		p.StepMu = cost.StepMu()
 	}
 	T := c.Chains * (p.Warmup + p.Draws)
-	eps, err := privacy.TightGaussian{Mu: p.StepMu}.Repeat(float64(T)).Epsilon(b.Delta)
+	eps, err := total(p.StepMu, T)
 	if err != nil {
 		return err
+	}
+	if im2 > 0 {
+		p.Notes = append(p.Notes, fmt.Sprintf("each chain starts from a private estimate of the posterior mode (%d noisy gradient steps), which spends μ² = %.4g of the total", orInt(c.Init.Steps, 100), im2))
 	}
 	if eps > b.Epsilon {
 		return fmt.Errorf("internal: planned ε %v exceeds the budget %v", eps, b.Epsilon)
@@ -258,12 +312,8 @@ func planGaussian(c *Config, p *Plan, n, d int) error {
 // enter every μ as 1/scale (penalty, HMC) or 1/√τ (MALA's ratio), so μ per
 // iteration decreases in a common multiplier; it is found by bisection on
 // that multiplier and the result is checked.
-func calibrate(alg string, s *Settings, rel string, n, d, T int, eps, delta float64) error {
-	muTot, err := privacy.MuFor(eps, delta)
-	if err != nil {
-		return err
-	}
-	target := muTot / math.Sqrt(float64(T))
+func calibrate(alg string, s *Settings, rel string, n, d, T int, muAvail float64, total func(mu1 float64) (float64, error), eps float64) error {
+	target := muAvail / math.Sqrt(float64(T))
 	set := func(x float64) {
 		switch alg {
 		case "dp-hmc":
@@ -293,7 +343,7 @@ func calibrate(alg string, s *Settings, rel string, n, d, T int, eps, delta floa
 			if alg == "dp-mala" {
 				return fmt.Errorf("dp-mala: the proposal alone (step %g, grad clip %g) spends more than the budget allows for %d iterations: lower --step or --grad-clip, or the iterations", s.Step, s.GradClip, T)
 			}
-			return fmt.Errorf("%s: no noise level fits %d iterations in ε = %g, δ = %g (the grid inflation alone exceeds it): lower the iterations", alg, T, eps, delta)
+			return fmt.Errorf("%s: no noise level fits %d iterations in ε = %g (the grid inflation alone exceeds it): lower the iterations", alg, T, eps)
 		}
 	}
 	for i := 0; i < 200 && hi-lo > 1e-9*hi; i++ {
@@ -311,7 +361,7 @@ func calibrate(alg string, s *Settings, rel string, n, d, T int, eps, delta floa
 		if err != nil {
 			return err
 		}
-		got, err := privacy.TightGaussian{Mu: c.StepMu()}.Repeat(float64(T)).Epsilon(delta)
+		got, err := total(c.StepMu())
 		if err != nil {
 			return err
 		}

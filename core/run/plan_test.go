@@ -100,7 +100,7 @@ func TestPrivateRunReport(t *testing.T) {
 	if want := math.Sqrt(51); math.Abs(p.Config.Settings.Clip-want) > 1e-6 {
 		t.Errorf("clip %v, want %v", p.Config.Settings.Clip, want)
 	}
-	res, err := p.Run(context.Background(), nil)
+	res, err := p.run(context.Background(), testKey, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

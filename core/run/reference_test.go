@@ -75,7 +75,7 @@ func TestBC5MatchesStan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := p.Run(context.Background(), nil)
+			res, err := p.run(context.Background(), testKey, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

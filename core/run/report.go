@@ -266,8 +266,16 @@ func NewReport(cfg *Config, n, d int, iterations []int, cancelled bool) (*Privac
 		}
 		mu1 := cost.StepMu()
 		r.Accountant = privacy.MethodTight + " Gaussian (μ-GDP composition, Sommer et al. / Dong et al.)"
-		if total > 0 {
-			g := privacy.TightGaussian{Mu: mu1}.Repeat(float64(total))
+		im2, err := initMu2(cfg, n, d)
+		if err != nil {
+			return nil, err
+		}
+		if im2 > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("each chain started from a private estimate of the posterior mode (noisy clipped-gradient ascent from a public point); all %d initialisations are counted (μ² = %s) even if a chain was cancelled", cfg.Chains, fmtFloat(im2)))
+			r.Settings["init_mu2"] = im2
+		}
+		if total > 0 || im2 > 0 {
+			g := privacy.TightGaussian{Mu: math.Sqrt(float64(total)*mu1*mu1 + im2)}
 			eps, err := g.Epsilon(b.Delta)
 			if err != nil {
 				return nil, err

@@ -156,7 +156,12 @@ type Result struct {
 // Run runs every chain in parallel, each with its own streams. When ctx is
 // cancelled it returns the partial result with Cancelled set and no error.
 func (p *Prepared) Run(ctx context.Context, progress func(Progress)) (*Result, error) {
-	key := rng.NewKey()
+	return p.run(ctx, rng.NewKey(), progress)
+}
+
+// run is Run with a given noise key (tests fix it so that statistical
+// tests are deterministic; the tool and the page always use rng.NewKey).
+func (p *Prepared) run(ctx context.Context, key rng.Key, progress func(Progress)) (*Result, error) {
 	res := &Result{Config: p.Config, Names: p.Model.ParamNames(), Chains: make([]*ChainResult, p.Config.Chains)}
 	errs := make([]error, p.Config.Chains)
 	var mu sync.Mutex
