@@ -90,7 +90,8 @@ func (f *sampleFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&c.Settings.Friction, "friction", 0, "SGHMC/SGNHT friction (default 0.1)")
 	fs.Float64Var(&c.Settings.OPSShare, "ops-share", 0, "hybrid: share of ε for the one-posterior-sample start (default 0.5)")
 	fs.StringVar(&f.report, "report", "", "privacy report JSON (private runs; default OUT.privacy.json)")
-	fs.StringVar(&c.Init.Kind, "init", "", "initial values: uniform (default, U(-2,2)), zero, or comma-separated numbers")
+	fs.StringVar(&c.Init.Kind, "init", "", "initial values: uniform (default, U(-2,2)), zero, comma-separated numbers, or dp-map (private runs: start each chain from a private estimate of the mode, spending --init-share of the budget)")
+	fs.Float64Var(&c.Init.Share, "init-share", 0, "dp-map: share of the budget's μ² spent on the initialisations (default 0.2)")
 	fs.StringVar(&f.out, "out", "", "output draws file (required)")
 	fs.StringVar(&f.format, "format", "draws", "output format: draws (tidy CSV, all chains) or stan (CmdStan CSV, one file per chain: OUT_1.csv, ...)")
 	fs.BoolVar(&f.saveWarmup, "save-warmup", false, "also write the warmup draws")
@@ -162,7 +163,7 @@ func (f *sampleFlags) buildConfig(fs *flag.FlagSet) (*run.Config, error) {
 	}
 	if set["init"] {
 		switch cfg.Init.Kind {
-		case "uniform", "zero", "":
+		case "uniform", "zero", "", "dp-map":
 		default:
 			vals, err := parseFloats(cfg.Init.Kind)
 			if err != nil {
@@ -256,7 +257,10 @@ func overlay(dst, src *run.Config, set map[string]bool) {
 		dst.Seed = src.Seed
 	}
 	if set["init"] {
-		dst.Init = src.Init
+		dst.Init.Kind, dst.Init.Values = src.Init.Kind, src.Init.Values
+	}
+	if set["init-share"] {
+		dst.Init.Share = src.Init.Share
 	}
 	s, d := &src.Settings, &dst.Settings
 	if set["step"] {
