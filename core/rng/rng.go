@@ -2,12 +2,17 @@
 // DESIGN.md's privacy rule 4 requires.
 //
 //   - Public: a PCG stream seeded from the user's --seed and the chain index.
-//     It may drive only data-independent choices: initial values, proposal
-//     directions and magnitudes, minibatch index draws.
+//     It may drive only data-independent choices that may be known to an
+//     adversary: initial values, proposal directions and magnitudes.
+//     Minibatch indices are data-independent too but must stay secret:
+//     amplification by subsampling holds only if nobody knows which rows
+//     were used, and the seed is exported with the config. They come from
+//     the noise stream.
 //   - Noise: a ChaCha8 stream keyed from 32 bytes of crypto/rand, one key per
 //     chain derived from one master key. It drives every draw that protects
 //     privacy: Gaussian noise on released statistics, the uniforms of accept
-//     decisions, the correction distribution of the Barker test. The key is
+//     decisions, the correction distribution of the Barker test, minibatch
+//     indices. The key is
 //     never exported, logged or put in a URL.
 //
 // Tests may fix the master key through SetTestKey, which exists only in

@@ -68,27 +68,13 @@ var accountedAlgorithms = map[string]accounted{
 	},
 }
 
-// penaltySubAccount accounts the subsampled penalty test as what it is per
-// iteration: a Gaussian mechanism with μ = 1/√τ (+ grid) on a minibatch
-// drawn without replacement, under replace-one, i.e. a fixed-size
-// subsampled Gaussian with noise multiplier z = 2/μ (sensitivity 2·bound).
-// The ledger uses the numerical PLD accountant and falls back to RDP. (The
-// general WBK bound alone, which the kernel's own Account uses, has a floor
-// that does not vanish as the noise grows, because the Gaussian's ε(∞) is
-// infinite.)
+// penaltySubAccount is the subsampled penalty test's own accountant
+// (thesis Thm 9): the Wang–Balle–Kasiviswanathan general subsampling bound
+// on the per-batch Gaussian RDP, or the unamplified tight composition if
+// smaller. The numerical PLD of a subsampled Gaussian is not used: it
+// assumes the released statistic is a per-row sum, and λ − σ_b²/2 is not.
 func penaltySubAccount(c *Config, n, d, total int) (privacy.Report, error) {
-	pc := penaltySubConfig(c, n)
-	mu, err := pc.StepMu()
-	if err != nil {
-		return privacy.Report{}, err
-	}
-	if pc.Batch < 1 || pc.Batch > n {
-		return privacy.Report{}, fmt.Errorf("dp-penalty-sub: batch %d must be in [1, n = %d]", pc.Batch, n)
-	}
-	if pc.Sampling == "poisson" {
-		return privacy.SGLDAccount(2/mu, float64(pc.Batch)/float64(n), privacy.Poisson, privacy.Replace, total, c.Privacy.Delta)
-	}
-	return privacy.SGLDAccount(2/mu, float64(pc.Batch)/float64(n), privacy.WithoutReplacement, privacy.Replace, total, c.Privacy.Delta)
+	return penaltySubConfig(c, n).Account(n, total, c.Privacy.Delta)
 }
 
 func fastMHAccounting(full bool) accounted {
