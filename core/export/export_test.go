@@ -304,3 +304,19 @@ func FuzzReadDraws(f *testing.F) {
 		equalDraws(t, back, &Draws{Names: d.Names, Values: d.Sampling()})
 	})
 }
+
+// F5: a first parameter named like a comment still round-trips in Stan CSV.
+func TestHashNameRoundTrips(t *testing.T) {
+	d := &Draws{Names: []string{"# of visits", "x"}, Values: [][][]float64{{{1, 2}, {3, 4}}}}
+	var b bytes.Buffer
+	if err := WriteStanCSV(&b, Export{Draws: d}, 0); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadDraws(&b)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	if got.Names[0] != "# of visits" || got.NumIterations() != 2 {
+		t.Fatalf("read back %v, %d iterations", got.Names, got.NumIterations())
+	}
+}

@@ -13,7 +13,7 @@ import (
 
 // SafeName returns a parameter name as a CSV field: a name that a
 // spreadsheet would read as a formula (first character =, +, -, @, tab or
-// carriage return) or that starts with an apostrophe gets one leading
+// carriage return) or a Stan CSV reader as a comment (#) or that starts with an apostrophe gets one leading
 // apostrophe (OWASP CSV Injection guidance; the apostrophe before an
 // apostrophe keeps the mapping invertible), and the field is quoted per
 // RFC 4180 when it contains a comma, a double quote, CR or LF, or starts or
@@ -21,7 +21,9 @@ import (
 func SafeName(name string) string {
 	if name != "" {
 		switch name[0] {
-		case '=', '+', '-', '@', '\t', '\r', '\'':
+		case '=', '+', '-', '@', '\t', '\r', '\'', '#':
+			// '#' also starts a comment line in Stan CSV: a header whose
+			// first name began with it would be read as a comment.
 			name = "'" + name
 		}
 	}
@@ -35,7 +37,7 @@ func SafeName(name string) string {
 func unsafeName(field string) string {
 	if strings.HasPrefix(field, "'") && len(field) > 1 {
 		switch field[1] {
-		case '=', '+', '-', '@', '\t', '\r', '\'':
+		case '=', '+', '-', '@', '\t', '\r', '\'', '#':
 			return field[1:]
 		}
 	}
