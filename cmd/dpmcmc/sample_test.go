@@ -93,6 +93,7 @@ func TestSampleErrors(t *testing.T) {
 		{"bad bound", "y,x\n1,2\n", []string{"--bound", "x=3:1"}, "x"},
 		{"no chains", "y,x\n1,2\n", []string{"--chains", "0"}, "chains"},
 		{"bad model opt", "y,x\n1,2\n", []string{"--model-opt", "temper=2"}, "temper"},
+		{"unexportable name", "y,\"a\nb\"\n1,2\n", nil, "rename the column"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append(append([]string{}, base...), "--data", write(strings.ReplaceAll(tc.name, " ", "_")+".csv", tc.csv))

@@ -93,24 +93,16 @@ func (d *Draws) Index(name string) int {
 // reserved tidy column (.chain, .iteration, .draw) and not a sampler column
 // (suffix "__", such as lp__, which would release a data-dependent value).
 func (d *Draws) Validate() error {
-	if len(d.Names) == 0 {
-		return fmt.Errorf("export: no parameters")
-	}
-	seen := make(map[string]bool, len(d.Names))
-	for _, n := range d.Names {
-		if err := checkName(n); err != nil {
-			return err
-		}
-		if seen[n] {
-			return fmt.Errorf("export: duplicate parameter name %q", n)
-		}
-		seen[n] = true
+	if err := CheckNames(d.Names); err != nil {
+		return err
 	}
 	if len(d.Values) == 0 {
 		return fmt.Errorf("export: no chains")
 	}
 	n := len(d.Values[0])
-	if d.Warmup < 0 || d.Warmup >= n {
+	// n = 0 is a run cancelled before its first draw: the file holds the
+	// header only.
+	if d.Warmup < 0 || n > 0 && d.Warmup >= n {
 		return fmt.Errorf("export: %d warmup iterations of %d leave no draws", d.Warmup, n)
 	}
 	for c, ch := range d.Values {
@@ -122,6 +114,26 @@ func (d *Draws) Validate() error {
 				return fmt.Errorf("export: chain %d iteration %d has %d values for %d parameters", c+1, i+1, len(row), len(d.Names))
 			}
 		}
+	}
+	return nil
+}
+
+// CheckNames reports whether names can be exported as parameter names. A
+// run calls it before sampling, so that a name no export can hold is
+// refused before any privacy budget is spent.
+func CheckNames(names []string) error {
+	if len(names) == 0 {
+		return fmt.Errorf("export: no parameters")
+	}
+	seen := make(map[string]bool, len(names))
+	for _, n := range names {
+		if err := checkName(n); err != nil {
+			return err
+		}
+		if seen[n] {
+			return fmt.Errorf("export: duplicate parameter name %q", n)
+		}
+		seen[n] = true
 	}
 	return nil
 }

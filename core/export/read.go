@@ -318,7 +318,8 @@ func readTidy(cr *csv.Reader, head []string, hline int) (*Draws, error) {
 		chains[c] = append(chains[c], row{it, v, line})
 	}
 	if len(chains) == 0 {
-		return nil, &ParseError{Line: hline, Column: 1, Err: errors.New("no draws")}
+		// A header-only file: a run cancelled before its first draw.
+		return &Draws{Names: names, Values: [][][]float64{{}}}, nil
 	}
 	ids := make([]int, 0, len(chains))
 	for id := range chains {

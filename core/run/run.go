@@ -55,6 +55,9 @@ func Prepare(cfg *Config, t *dataset.Table) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := export.CheckNames(m.ParamNames()); err != nil {
+		return nil, fmt.Errorf("%w (rename the column before loading)", err)
+	}
 	if n := len(cfg.Init.Values); cfg.Init.Kind == "values" && n != m.Dim() {
 		return nil, fmt.Errorf("init values: got %d numbers, the model has %d parameters (%v)", n, m.Dim(), m.ParamNames())
 	}
