@@ -146,3 +146,26 @@ test('offline: embed.html reloads and runs with the network off after a first lo
     await context.close();
   }
 });
+
+test('offline: the app reloads with the network off after a first load, and runs the demo', { timeout: 120000 }, async () => {
+  const { context, rec } = await recordedContext(browser);
+  try {
+    const page = await context.newPage();
+    await page.goto(app.url);
+    await page.waitForSelector('html[data-ready="true"]', { timeout: 60000 });
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.offline), 'ready', 'service worker installed');
+    rec.mark();
+    await context.setOffline(true);
+    await page.reload();
+    await page.waitForSelector('html[data-ready="true"]', { timeout: 60000 });
+    await page.getByTestId('demo-button').click();
+    await page.getByTestId('algorithm-select').selectOption('hmc');
+    await page.getByTestId('chains-input').fill('2');
+    await page.getByTestId('run-button').click();
+    await page.waitForSelector('[data-testid="summary-table"] tbody tr', { timeout: 90000 });
+    assert.deepEqual(await violations(page), [], 'CSP violations');
+    assertNoErrors(rec);
+  } finally {
+    await context.close();
+  }
+});

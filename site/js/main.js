@@ -9,6 +9,7 @@ import { compileEngine, startEngine } from './wasm.js';
 import { Pool } from './pool.js';
 import { App } from './app.js';
 import { $ } from './ui.js';
+import { registerOffline } from './offline.js';
 
 const status = $('status');
 
@@ -16,7 +17,11 @@ async function main() {
   const t0 = performance.now();
   const module = await compileEngine();
   const pool = new Pool();
-  const [api] = await Promise.all([startEngine(module), pool.start(module)]);
+  // The service worker caches the app's own assets while it installs, all
+  // before "ready", so the app works offline afterwards and no request
+  // happens once it is ready.
+  const [api, , offline] = await Promise.all([startEngine(module), pool.start(module), registerOffline()]);
+  document.documentElement.dataset.offline = offline;
   const sum = api.selfTest();
   if (sum !== 500500) throw new Error(`self-test returned ${sum}, expected 500500`);
   const app = new App(api, pool);
