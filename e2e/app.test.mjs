@@ -118,6 +118,9 @@ async function openPage(viewport) {
   page.on('request', (r) => rec.requests.push({ url: r.url(), method: r.method(), type: r.resourceType(), at: Date.now() }));
   page.on('response', (r) => rec.responses.push(r));
   page.on('console', (m) => {
+    // Service workers are blocked here on purpose (hosting.test.mjs tests
+    // offline use); Playwright then logs this one warning.
+    if (m.text() === 'Service Worker registration blocked by Playwright') return;
     if (m.type() === 'error' || m.type() === 'warning') rec.console.push(`${m.type()}: ${m.text()}`);
   });
   page.on('requestfailed', (r) => rec.failed.push({ url: r.url(), error: r.failure()?.errorText }));

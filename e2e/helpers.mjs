@@ -79,6 +79,9 @@ export class Harness {
       });
     });
     page.on('console', (m) => {
+      // These contexts block service workers on purpose (the offline test in
+      // hosting.test.mjs covers them); Playwright then logs this one warning.
+      if (m.text() === 'Service Worker registration blocked by Playwright') return;
       if (m.type() === 'error' || m.type() === 'warning') rec.console.push(`${m.type()}: ${m.text()}`);
     });
     page.on('pageerror', (e) => rec.pageErrors.push(String(e)));

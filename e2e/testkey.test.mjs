@@ -5,12 +5,11 @@
 // byte-identical to the CLI's files.
 //
 // Two CLIs: the same command compiled to wasm and run under Node
-// (bin/dpmcmc-testkey.wasm) must match exactly, always. The native CLI
-// (bin/dpmcmc-testkey) matches only where native and wasm floats agree: on
-// amd64, Go's math.Exp and math.Log run assembly (FMA) that can differ from
-// the portable Go code wasm runs in the last bit, and a chain amplifies
-// that. That comparison is reported as a TODO until core/ uses portable
-// exp/log (see docs/APP.md).
+// (bin/dpmcmc-testkey.wasm) and the native CLI (bin/dpmcmc-testkey). On
+// amd64, Go's math.Exp and math.Log run assembly that can differ from the
+// portable Go code wasm runs in the last bit, and a chain amplifies that;
+// core/ therefore uses core/mathx (portable Exp, Log, LogFactorial) on every
+// path that shapes the draws, and both comparisons must match exactly.
 //
 // Needs make site-testkey cli-testkey (make test-e2e builds them).
 
@@ -84,7 +83,6 @@ for (const algorithm of ['hmc', 'mh', 'dp-penalty', 'dp-hmc']) {
 for (const algorithm of ['hmc', 'mh', 'dp-penalty', 'dp-hmc']) {
   test(`${algorithm}: browser draws equal the native CLI's bit for bit`, {
     timeout: 60000,
-    todo: 'native amd64 math.Exp/math.Log (assembly) differ from wasm in the last bit; needs portable exp/log in core/',
   }, () => {
     assert.ok(files[algorithm], 'the browser run failed');
     compare(files[algorithm], 'native', algorithm);

@@ -92,3 +92,16 @@ func BenchmarkExp(b *testing.B) {
 	}
 	_ = s
 }
+
+func TestLogFactorial(t *testing.T) {
+	for _, k := range []float64{0, 1, 2, 3, 10, 170, 999, 1000, 1001, 5000, 1e6, 1e9} {
+		want, _ := math.Lgamma(k + 1)
+		got := LogFactorial(k)
+		if d := math.Abs(got - want); d > 1e-12*math.Max(1, math.Abs(want)) {
+			t.Errorf("LogFactorial(%v) = %v, lgamma %v (diff %v)", k, got, want, d)
+		}
+	}
+	if !math.IsNaN(LogFactorial(-1)) || !math.IsNaN(LogFactorial(1.5)) {
+		t.Error("LogFactorial accepts a non-integer or negative k")
+	}
+}

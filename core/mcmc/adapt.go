@@ -1,6 +1,10 @@
 package mcmc
 
-import "math"
+import (
+	"math"
+
+	"github.com/dpmcmc/dpmcmc/core/mathx"
+)
 
 // Warmup adaptation for the non-private kernels.
 //
@@ -56,9 +60,9 @@ func NewDualAveraging(eps0, target float64) *DualAveraging {
 
 // Restart resets the averages and sets μ = log(10·eps0).
 func (da *DualAveraging) Restart(eps0 float64) {
-	da.mu = math.Log(10 * eps0)
+	da.mu = mathx.Log(10 * eps0)
 	da.hbar, da.logEpsBar, da.m = 0, 0, 0
-	da.logEps = math.Log(eps0)
+	da.logEps = mathx.Log(eps0)
 }
 
 // Update records one iteration's acceptance statistic (clamped to [0, 1],
@@ -74,21 +78,21 @@ func (da *DualAveraging) Update(accept float64) float64 {
 	w := 1 / (m + da.T0)
 	da.hbar = (1-w)*da.hbar + w*(da.Target-accept)
 	da.logEps = da.mu - math.Sqrt(m)/da.Gamma*da.hbar
-	eta := math.Pow(m, -da.Kappa)
+	eta := mathx.Exp(-da.Kappa * mathx.Log(m))
 	da.logEpsBar = eta*da.logEps + (1-eta)*da.logEpsBar
-	return math.Exp(da.logEps)
+	return mathx.Exp(da.logEps)
 }
 
 // Current is the step of the latest iterate, ε_m.
-func (da *DualAveraging) Current() float64 { return math.Exp(da.logEps) }
+func (da *DualAveraging) Current() float64 { return mathx.Exp(da.logEps) }
 
 // Final is the averaged step ε̄ to use after warmup (the current step when no
 // update happened yet).
 func (da *DualAveraging) Final() float64 {
 	if da.m == 0 {
-		return math.Exp(da.logEps)
+		return mathx.Exp(da.logEps)
 	}
-	return math.Exp(da.logEpsBar)
+	return mathx.Exp(da.logEpsBar)
 }
 
 // Stan's default window sizes.

@@ -1,6 +1,7 @@
 package mcmc
 
 import (
+	"github.com/dpmcmc/dpmcmc/core/mathx"
 	"math"
 
 	"github.com/dpmcmc/dpmcmc/core/model"
@@ -74,9 +75,9 @@ func logistic(x float64) float64 {
 		return 0
 	}
 	if x >= 0 {
-		return 1 / (1 + math.Exp(-x))
+		return 1 / (1 + mathx.Exp(-x))
 	}
-	e := math.Exp(x)
+	e := mathx.Exp(x)
 	return e / (1 + e)
 }
 
@@ -87,5 +88,5 @@ func logisticNoise(r rng.Streams) float64 {
 	for u == 0 {
 		u = r.Noise.Float64()
 	}
-	return math.Log(u) - math.Log1p(-u)
+	return mathx.Log(u) - math.Log1p(-u)
 }

@@ -3,6 +3,7 @@ package mcmc
 import (
 	"errors"
 	"fmt"
+	"github.com/dpmcmc/dpmcmc/core/mathx"
 	"math"
 	"math/rand/v2"
 
@@ -105,7 +106,7 @@ func rwPropose(r *rand.Rand, theta, scale []float64, step float64, out []float64
 
 // logUniform returns log U for U ~ Uniform(0, 1], from the given stream.
 func logUniform(r *rand.Rand) float64 {
-	return math.Log(1 - r.Float64()) // Float64 is in [0, 1); 1−u is in (0, 1]
+	return mathx.Log(1 - r.Float64()) // Float64 is in [0, 1); 1−u is in (0, 1]
 }
 
 // finite reports whether x is neither NaN nor ±Inf.
@@ -119,7 +120,7 @@ func acceptProbMH(logRatio float64) float64 {
 	if logRatio >= 0 {
 		return 1
 	}
-	return math.Exp(logRatio)
+	return mathx.Exp(logRatio)
 }
 
 func sqDist(a, b []float64) float64 {

@@ -2,6 +2,7 @@ package mcmc
 
 import (
 	"fmt"
+	"github.com/dpmcmc/dpmcmc/core/mathx"
 	"math"
 
 	"github.com/dpmcmc/dpmcmc/core/model"
@@ -206,7 +207,7 @@ func stepBudget(eps, delta, p float64, bmax int) (eps2, delta2 float64) {
 	eps2 = lo
 	la := bm * math.Log1p(p*math.Expm1(eps2))    // ln a^bm
 	lb := bm * math.Log1p(-p*-math.Expm1(-eps2)) // ln b^bm
-	f := (math.Expm1(la) + math.Exp(la-lb)*(-math.Expm1(lb))) / math.Expm1(eps2)
+	f := (math.Expm1(la) + mathx.Exp(la-lb)*(-math.Expm1(lb))) / math.Expm1(eps2)
 	delta2 = math.Min(1, delta/f*(1-1e-9))
 	return eps2, delta2
 }

@@ -2,6 +2,7 @@ package mcmc
 
 import (
 	"fmt"
+	"github.com/dpmcmc/dpmcmc/core/mathx"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -69,7 +70,7 @@ func poissonSample(r *rand.Rand, n int, q float64, buf []int) []int {
 	i := -1
 	for {
 		u := 1 - r.Float64() // (0, 1]
-		g := math.Floor(math.Log(u) / lq)
+		g := math.Floor(mathx.Log(u) / lq)
 		if g >= float64(n) {
 			return buf
 		}

@@ -1,6 +1,7 @@
 package mcmc
 
 import (
+	"github.com/dpmcmc/dpmcmc/core/mathx"
 	"math"
 	"math/rand/v2"
 )
@@ -15,7 +16,7 @@ func poisson(r *rand.Rand, mu float64) int {
 		return 0
 	}
 	if mu < 10 {
-		l := math.Exp(-mu)
+		l := mathx.Exp(-mu)
 		k, p := 0, r.Float64()
 		for p > l {
 			k++
@@ -24,7 +25,7 @@ func poisson(r *rand.Rand, mu float64) int {
 		return k
 	}
 	slam := math.Sqrt(mu)
-	loglam := math.Log(mu)
+	loglam := mathx.Log(mu)
 	b := 0.931 + 2.53*slam
 	a := -0.059 + 0.02483*b
 	invAlpha := 1.1239 + 1.1328/(b-3.4)
@@ -40,8 +41,8 @@ func poisson(r *rand.Rand, mu float64) int {
 		if k < 0 || (us < 0.013 && v > us) {
 			continue
 		}
-		lg, _ := math.Lgamma(k + 1)
-		if math.Log(v)+math.Log(invAlpha)-math.Log(a/(us*us)+b) <= -mu+k*loglam-lg {
+		lg := mathx.LogFactorial(k)
+		if mathx.Log(v)+mathx.Log(invAlpha)-mathx.Log(a/(us*us)+b) <= -mu+k*loglam-lg {
 			return int(k)
 		}
 	}

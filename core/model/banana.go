@@ -1,6 +1,7 @@
 package model
 
 import (
+	"github.com/dpmcmc/dpmcmc/core/mathx"
 	"math"
 )
 
@@ -122,7 +123,7 @@ func (m *Banana) LogPrior(theta []float64) float64 {
 	for _, t := range th[2:] {
 		q += t * t
 	}
-	return -0.5*q/m.pv - float64(m.d)*(0.5*math.Log(m.pv)+halfLog2Pi)
+	return -0.5*q/m.pv - float64(m.d)*(0.5*mathx.Log(m.pv)+halfLog2Pi)
 }
 
 // GradLogPrior implements Model.

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"github.com/dpmcmc/dpmcmc/core/mathx"
 	"math"
 )
 
@@ -135,7 +136,7 @@ func isoNormalLogPdf(theta []float64, v float64) float64 {
 	for _, t := range theta {
 		q += t * t
 	}
-	return -0.5*q/v - float64(len(theta))*(0.5*math.Log(v)+halfLog2Pi)
+	return -0.5*q/v - float64(len(theta))*(0.5*mathx.Log(v)+halfLog2Pi)
 }
 
 func copyMat(a [][]float64) [][]float64 {

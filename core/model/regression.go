@@ -1,6 +1,7 @@
 package model
 
 import (
+	"github.com/dpmcmc/dpmcmc/core/mathx"
 	"math"
 )
 
@@ -71,7 +72,7 @@ func (m *regression) LogPrior(theta []float64) float64 {
 	for _, v := range theta[:m.d] {
 		q += v * v
 	}
-	return -0.5*q/s2 - float64(m.d)*(math.Log(m.priorSD)+halfLog2Pi)
+	return -0.5*q/s2 - float64(m.d)*(mathx.Log(m.priorSD)+halfLog2Pi)
 }
 
 // GradLogPrior writes −θ/s².
@@ -117,9 +118,9 @@ func softplus(z float64) float64 {
 // sigmoid(z) = 1/(1+e^{−z}), computed stably.
 func sigmoid(z float64) float64 {
 	if z >= 0 {
-		return 1 / (1 + math.Exp(-z))
+		return 1 / (1 + mathx.Exp(-z))
 	}
-	e := math.Exp(z)
+	e := mathx.Exp(z)
 	return e / (1 + e)
 }
 
@@ -410,21 +411,21 @@ func (m *Poisson) LogLik(theta []float64, rows []int, out []float64) {
 		lf := m.lfact[:m.n]
 		for i := range out {
 			eta := dot(m.x[i*m.d:i*m.d+m.d], th)
-			out[i] = f * (y[i]*eta - math.Exp(eta) - lf[i])
+			out[i] = f * (y[i]*eta - mathx.Exp(eta) - lf[i])
 		}
 		return
 	}
 	out = out[:len(rows)]
 	for k, i := range rows {
 		eta := dot(m.row(i), th)
-		out[k] = f * (m.y[i]*eta - math.Exp(eta) - m.lfact[i])
+		out[k] = f * (m.y[i]*eta - mathx.Exp(eta) - m.lfact[i])
 	}
 }
 
 // GradLogLikRow implements Model.
 func (m *Poisson) GradLogLikRow(theta []float64, i int, grad []float64) {
 	row := m.row(i)
-	c := m.f * (m.y[i] - math.Exp(dot(row, theta)))
+	c := m.f * (m.y[i] - mathx.Exp(dot(row, theta)))
 	grad = grad[:m.d]
 	for k, v := range row {
 		grad[k] = c * v
@@ -439,13 +440,13 @@ func (m *Poisson) GradLogLik(theta []float64, rows []int, grad []float64) {
 	if rows == nil {
 		for i := 0; i < m.n; i++ {
 			row := m.x[i*m.d : i*m.d+m.d]
-			axpy(m.f*(m.y[i]-math.Exp(dot(row, th))), row, grad)
+			axpy(m.f*(m.y[i]-mathx.Exp(dot(row, th))), row, grad)
 		}
 		return
 	}
 	for _, i := range rows {
 		row := m.row(i)
-		axpy(m.f*(m.y[i]-math.Exp(dot(row, th))), row, grad)
+		axpy(m.f*(m.y[i]-mathx.Exp(dot(row, th))), row, grad)
 	}
 }
 
@@ -454,10 +455,10 @@ func (m *Poisson) RowBounds(box []Interval) RowBounds {
 	checkBox(box, m.d, m.name)
 	eta := m.etaRange(box)
 	y := Interval{max(m.yiv.Lo, 0), max(m.yiv.Hi, 0)}
-	lam := Interval{math.Exp(eta.Lo), math.Exp(eta.Hi)}
+	lam := Interval{mathx.Exp(eta.Lo), mathx.Exp(eta.Hi)}
 	r := ivMaxAbs(ivSub(y, lam))
 	g := m.f * mulz(r, m.xNorm())
-	lg, _ := math.Lgamma(y.Hi + 1)
+	lg := mathx.LogFactorial(math.Ceil(max(y.Hi, 0))) // ≥ lgamma(y.Hi + 1): still an upper bound
 	a := m.f * (mulz(y.Hi, ivMaxAbs(eta)) + lam.Hi + lg)
 	return finalize(g, a)
 }

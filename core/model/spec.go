@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"github.com/dpmcmc/dpmcmc/core/mathx"
 	"math"
 	"slices"
 	"sort"
@@ -390,14 +391,14 @@ func buildRegression(name string, spec Spec, o opts, t *dataset.Table) (Model, e
 		return &Logistic{regression: r, sgn: sgn}, nil
 	case "linear":
 		s := o["noise-sd"]
-		return &Linear{regression: r, sigma: s, c: math.Log(s) + halfLog2Pi}, nil
+		return &Linear{regression: r, sigma: s, c: mathx.Log(s) + halfLog2Pi}, nil
 	case "poisson":
 		lf := make([]float64, len(y))
 		for i, v := range y {
 			if v < 0 || v != math.Trunc(v) {
 				return nil, rowErr(t, i, yj[0], "Poisson outcome must be a non-negative integer")
 			}
-			lf[i], _ = math.Lgamma(v + 1)
+			lf[i] = mathx.LogFactorial(v)
 		}
 		return &Poisson{regression: r, lfact: lf}, nil
 	}
@@ -468,7 +469,7 @@ func buildGaussian(spec Spec, o opts, t *dataset.Table) (Model, error) {
 		sumW:    make([]float64, d),
 		prec:    prec,
 		cov:     copyMat(cov),
-		c:       0.5 * (float64(d)*math.Log(2*math.Pi) + logdet),
+		c:       0.5 * (float64(d)*mathx.Log(2*math.Pi) + logdet),
 		lamMax:  1 / lamMin,
 		priorSD: o["prior-sd"],
 		xiv:     xiv,
@@ -546,7 +547,7 @@ func buildGMM(spec Spec, o opts, t *dataset.Table) (Model, error) {
 		base: base{name: "gmm", n: t.Rows, d: 2, names: thetaNames(2), f: o["temper"]},
 		x:    t.Column(idx[0]),
 		varX: v, pv1: o["prior-var1"], pv2: o["prior-var2"],
-		k:   0.5 * math.Log(2*math.Pi*v),
+		k:   0.5 * mathx.Log(2*math.Pi*v),
 		h:   1 / (2 * v),
 		xiv: xiv[0],
 	}, nil
@@ -575,7 +576,7 @@ func buildBanana(spec Spec, o opts, t *dataset.Table) (Model, error) {
 		default:
 			v[j] = o["var-rest"]
 		}
-		c += 0.5 * math.Log(2*math.Pi*v[j])
+		c += 0.5 * mathx.Log(2*math.Pi*v[j])
 	}
 	return &Banana{
 		base: base{name: "banana", n: t.Rows, d: d, names: thetaNames(d), f: o["temper"]},
