@@ -265,3 +265,28 @@ test('private run: bounds required, plan, budget meter, statement, privacy.json;
     await context.close();
   }
 });
+
+test('minibatch and gradient samplers and the private start run in the page with their settings', { timeout: 240000 }, async () => {
+  const { context, page, rec } = await h.open(DESKTOP);
+  try {
+    await page.locator('details.advanced summary').click();
+    for (const [algorithm, fill] of [
+      ['dp-sgld', { 'batch-input': '200' }],
+      ['dp-barker', { 'batch-input': '100', 'temper-input': '0.05' }],
+      ['dp-hmc', {}],
+    ]) {
+      // DP Barker at b/n = 0.05 affords few iterations at ε = 2.
+      await setRun(page, algorithm === 'dp-barker' ? { algorithm, chains: 2, warmup: 5, draws: 10 } : { algorithm, chains: 2, warmup: 20, draws: 30 });
+      for (const [id, v] of Object.entries(fill)) await page.getByTestId(id).fill(v);
+      await page.getByTestId('init-select').selectOption(algorithm === 'dp-hmc' ? 'dp-map' : '');
+      await page.waitForFunction(() => /planned ε/.test(document.querySelector('[data-testid="plan"]').textContent), null, { timeout: 90000 });
+      assert.equal(await runToEnd(page), 'done', `${algorithm}: ${await page.getByTestId('progress').textContent()}`);
+      assert.deepEqual((await summaryRows(page)).map((r) => r[0]), PARAMS);
+      assert.match(await page.getByTestId('privacy-statement').textContent(), new RegExp(`produced by ${algorithm}`));
+      for (const [id] of Object.entries(fill)) await page.getByTestId(id).fill('0');
+    }
+    await assertClean(page, rec);
+  } finally {
+    await context.close();
+  }
+});

@@ -161,8 +161,9 @@ func hybridConfig(c *Config, n int, m model.Model) mcmc.HybridConfig {
 	return h
 }
 
-// bisectNoise finds (to 1e-9 relative) the smallest noise x for which
-// account() ≤ ε, with set(x) applied; ε must decrease in x.
+// bisectNoise finds (to 1e-4 relative: a slightly larger noise is always
+// valid, and each evaluation may be a numerical PLD) the smallest noise x
+// for which account() ≤ ε, with set(x) applied; ε must decrease in x.
 func bisectNoise(c *Config, set func(float64), account func() (privacy.Report, error)) error {
 	eps := c.Privacy.Epsilon
 	ok := func(x float64) bool {
@@ -178,7 +179,7 @@ func bisectNoise(c *Config, set func(float64), account func() (privacy.Report, e
 			return errors.New("no noise level fits the budget for these iterations: lower the iterations")
 		}
 	}
-	for i := 0; i < 200 && hi-lo > 1e-9*hi; i++ {
+	for i := 0; i < 200 && hi-lo > 1e-4*hi; i++ {
 		mid := (lo + hi) / 2
 		if ok(mid) {
 			hi = mid

@@ -65,7 +65,7 @@ export class App {
         this.update();
       });
     }
-    for (const id of ['model-select', 'prior-input', 'epsilon-input', 'delta-input', 'chains-input', 'warmup-input', 'draws-input', 'seed-input']) {
+    for (const id of ['model-select', 'prior-input', 'epsilon-input', 'delta-input', 'chains-input', 'warmup-input', 'draws-input', 'seed-input', 'temper-input', 'init-select', 'init-share-input']) {
       $(id).addEventListener('input', () => this.update());
     }
     for (const e of document.querySelectorAll('[data-setting]')) e.addEventListener('input', () => this.update());
@@ -250,7 +250,8 @@ export class App {
         if (e.value) settings[k] = e.value;
       } else {
         const v = Number(e.value);
-        if (e.value !== '' && Number.isFinite(v) && v !== 0) settings[k] = k === 'leapfrog' || k === 'inner_iterations' ? Math.round(v) : v;
+        const ints = ['leapfrog', 'inner_iterations', 'batch', 'batch_cap'];
+        if (e.value !== '' && Number.isFinite(v) && v !== 0) settings[k] = ints.includes(k) ? Math.round(v) : v;
       }
     }
     const cfg = {
@@ -264,6 +265,14 @@ export class App {
     };
     const prior = Number($('prior-input').value);
     if (Number.isFinite(prior) && prior > 0 && prior !== 10) cfg.model.prior_sd = prior;
+    const temper = Number($('temper-input').value);
+    if (Number.isFinite(temper) && temper > 0 && temper !== 1) cfg.model.temper = temper;
+    const init = $('init-select').value;
+    if (init) {
+      cfg.init = { kind: init };
+      const share = Number($('init-share-input').value);
+      if (init === 'dp-map' && Number.isFinite(share) && share > 0) cfg.init.share = share;
+    }
     if (Object.keys(bounds).length) cfg.data.bounds = bounds;
     if (Object.keys(settings).length) cfg.settings = settings;
     if (algo?.private) cfg.privacy = { epsilon: Number($('epsilon-input').value), delta: Number($('delta-input').value) };
