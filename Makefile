@@ -35,7 +35,7 @@ GO_TEST_PKGS ?= ./...
 WASM_TEST_PKGS ?= ./wasm/... ./core/mathx/...
 GOROOT_WASM := $(shell $(GO) env GOROOT)/lib/wasm
 
-.PHONY: build site cli site-testkey cli-testkey serve test test-go test-wasm test-e2e deps fuzz-quick bench bench-table bench-go bench-browser lint clean
+.PHONY: bench-kernels build site cli site-testkey cli-testkey serve test test-go test-wasm test-e2e deps fuzz-quick bench bench-table bench-go bench-browser lint clean
 
 build: site cli
 
@@ -106,7 +106,13 @@ audit:
 # to docs/PERFORMANCE.md with the machine description.
 bench:
 	-$(MAKE) --no-print-directory bench-browser
+	$(MAKE) --no-print-directory bench-kernels
 	$(MAKE) --no-print-directory bench-table
+
+# ns/iteration and allocs/iteration of every kernel on logistic regression
+# (N = 1e4, 1e5, 1e6; d = 10, 50) and of the DP kernels at n = 1e5, 1e6.
+bench-kernels:
+	$(GO) test -run '^$$' -bench 'BenchmarkStep|BenchmarkDP' -benchmem ./core/mcmc/
 
 bench-table:
 	$(GO) run ./bench -out docs/PERFORMANCE.md
