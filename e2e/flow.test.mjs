@@ -290,3 +290,25 @@ test('minibatch and gradient samplers and the private start run in the page with
     await context.close();
   }
 });
+
+test('a worker that dies mid-run ends the run with a message, not a hung page', { timeout: 120000 }, async () => {
+  const { context, page, rec } = await h.open(DESKTOP);
+  try {
+    await setRun(page, { algorithm: 'mh', chains: 2, warmup: 50, draws: 5000000 });
+    await page.waitForFunction(() => !document.querySelector('[data-testid="run-button"]').disabled, null, { timeout: 10000 });
+    await page.getByTestId('run-button').click();
+    await page.waitForSelector('[data-testid="progress"][data-state="running"]', { timeout: 10000 });
+    const worker = page.workers().find((w) => w.url().includes('worker'));
+    // An uncaught exception in a worker raises its error event in the page,
+    // as an engine crash or running out of memory would.
+    await worker.evaluate(() => { setTimeout(() => { throw new Error('simulated crash'); }, 0); });
+    await page.waitForSelector('[data-testid="progress"][data-state="failed"]', { timeout: 30000 });
+    assert.match(await page.getByTestId('error').textContent(), /stopped .*simulated crash/);
+    // The crash is reported on screen; nothing else went wrong.
+    rec.pageErrors = rec.pageErrors.filter((e) => !e.includes('simulated crash'));
+    rec.console = rec.console.filter((e) => !e.includes('simulated crash'));
+    await assertClean(page, rec);
+  } finally {
+    await context.close();
+  }
+});

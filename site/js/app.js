@@ -381,6 +381,18 @@ export class App {
 
   onChainMessage(msg) {
     const run = this.run;
+    if (msg.type === 'crashed') {
+      // Chain c runs on worker c. Its iterations beyond the last report are
+      // unknown, so the report charges every planned iteration of it.
+      const ch = run?.active ? run.chains[msg.worker] : null;
+      if (!ch || ch.ended) return;
+      ch.ended = true;
+      ch.iterations = ch.total ?? 0;
+      run.failed = `the worker of chain ${msg.worker + 1} stopped (${msg.error.message}); its planned iterations are counted in the privacy report. Reload the page to run again.`;
+      this.pool.cancel(run.id);
+      if (run.chains.every((c) => c.ended)) this.finish(run);
+      return;
+    }
     if (!run || msg.runId !== run.id) return;
     const ch = run.chains[msg.chain];
     switch (msg.type) {

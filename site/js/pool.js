@@ -36,6 +36,11 @@ export class Pool {
         w.addEventListener('error', (e) => reject(new Error(`worker ${i}: ${e.message}`)));
       }));
       w.addEventListener('message', (e) => this.dispatch(i, e.data));
+      // A worker that dies (out of memory, a crash in the engine) raises an
+      // error event; the app ends the run with a message instead of waiting.
+      w.addEventListener('error', (e) => {
+        for (const f of this.listeners) f({ type: 'crashed', worker: i, error: { message: e.message || 'the worker stopped' } }, i);
+      });
       w.postMessage({ type: 'init', module });
     }
     return Promise.all(ready);
