@@ -458,13 +458,18 @@ export class App {
     if (!run?.private || this.budgetTimer) return;
     this.budgetTimer = setTimeout(() => {
       this.budgetTimer = null;
-      const its = run.chains.map((c) => c.n);
-      if (!run.resolvedJSON) return;
-      const r = JSON.parse(this.api.report(run.resolvedJSON, run.rows, run.dim, JSON.stringify(its), false));
-      if (r.error) return;
-      $('budget-meter').value = Math.min(1, r.epsilon_spent / r.epsilon_budget);
-      $('budget-text').textContent = `ε spent ${fmt(r.epsilon_spent)} of ${fmt(r.epsilon_budget)} (δ = ${fmt(r.delta)})`;
+      this.updateBudget(run);
     }, 250);
+  }
+
+  /** Shows the ε spent by the iterations that ran so far. */
+  updateBudget(run) {
+    const its = run.chains.map((c) => c.n);
+    if (!run.private || !run.resolvedJSON) return;
+    const r = JSON.parse(this.api.report(run.resolvedJSON, run.rows, run.dim, JSON.stringify(its), false));
+    if (r.error) return;
+    $('budget-meter').value = Math.min(1, r.epsilon_spent / r.epsilon_budget);
+    $('budget-text').textContent = `ε spent ${fmt(r.epsilon_spent)} of ${fmt(r.epsilon_budget)} (δ = ${fmt(r.delta)})`;
   }
 
   startLive(run) {
@@ -501,6 +506,10 @@ export class App {
   finish(run) {
     run.active = false;
     $('cancel-button').disabled = true;
+    // The meter's last refresh may still be pending: show the final ε now.
+    clearTimeout(this.budgetTimer);
+    this.budgetTimer = null;
+    this.updateBudget(run);
     const cancelled = run.chains.some((c) => c.cancelled);
     const prog = $('progress');
     prog.dataset.state = run.failed ? 'failed' : cancelled ? 'cancelled' : 'done';
