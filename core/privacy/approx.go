@@ -89,6 +89,13 @@ func OptimalComposition(eps, delta float64, k int, deltaTotal float64) (float64,
 	if err := checkStep(eps, delta, k); err != nil {
 		return 0, err
 	}
+	if k > MaxOptimalComposition {
+		// Each δ evaluation sums O(k) terms and the bisection needs ~50:
+		// beyond this the exact optimum is too slow to plan with, and
+		// BestComposition falls back to the advanced bound (valid, and
+		// within a few percent of the optimum for large k).
+		return 0, fmtErr("optimal composition of %d steps: above %d it is not evaluated", k, MaxOptimalComposition)
+	}
 	if err := checkDelta(deltaTotal); err != nil {
 		return 0, err
 	}
@@ -112,6 +119,10 @@ func OptimalComposition(eps, delta float64, k int, deltaTotal float64) (float64,
 	}
 	return roundUpRel(hi), nil
 }
+
+// MaxOptimalComposition is the largest number of steps OptimalComposition
+// evaluates exactly.
+const MaxOptimalComposition = 20000
 
 // BestComposition returns the smallest valid ε among basic, advanced and
 // optimal composition of k (ε, δ) steps at total δ, and its method name.
