@@ -50,11 +50,23 @@ function runCLI(kind, name, cfgText, format) {
 
 const files = {}; // algorithm -> the page's exports
 
-for (const algorithm of ['hmc', 'mh', 'dp-penalty', 'dp-hmc']) {
+// Every sampler the page offers, with the settings it needs on the demo
+// (inputs of the advanced panel) and a size that keeps the test short.
+const RUNS = [
+  { algorithm: 'hmc' }, { algorithm: 'mh' }, { algorithm: 'mala' }, { algorithm: 'barker' }, { algorithm: 'tunamh' },
+  { algorithm: 'dp-penalty' }, { algorithm: 'dp-hmc' }, { algorithm: 'dp-mala' },
+  { algorithm: 'dp-penalty-sub' }, { algorithm: 'dp-sgld' }, { algorithm: 'dp-sgnht' }, { algorithm: 'dp-fastmh' },
+  { algorithm: 'dp-barker', warmup: 5, draws: 10, fill: { 'batch-input': '100', 'temper-input': '0.05' } },
+  { algorithm: 'ops', warmup: 0, draws: 4, fill: { 'box-input': '5', 'inner-iterations-input': '200' } },
+  { algorithm: 'hybrid', fill: { 'box-input': '5', 'inner-iterations-input': '200' } },
+];
+
+for (const { algorithm, warmup = 40, draws = 60, fill = {} } of RUNS) {
   test(`${algorithm}: browser exports equal the CLI's (wasm under Node) byte for byte`, { timeout: 120000 }, async () => {
     const { context, page, rec } = await h.open(DESKTOP);
     try {
-      await setRun(page, { algorithm, chains: 2, warmup: 40, draws: 60, seed: 20240611 });
+      await setRun(page, { algorithm, chains: 2, warmup, draws, seed: 20240611 });
+      for (const [id, v] of Object.entries(fill)) await page.getByTestId(id).fill(v);
       assert.equal(await runToEnd(page), 'done');
       const cfgText = await page.getByTestId('run-config').textContent();
       const cfg = JSON.parse(cfgText);
@@ -71,7 +83,7 @@ for (const algorithm of ['hmc', 'mh', 'dp-penalty', 'dp-hmc']) {
         assert.equal(await page.getByTestId('export-report').isDisabled(), true);
       }
       files[algorithm] = got;
-      assert.equal(got.draws.text.split('\n').length, 1 + 2 * 60 + 1);
+      assert.equal(got.draws.text.split('\n').length, 1 + 2 * draws + 1);
       compare(got, 'wasm', algorithm);
       await assertClean(page, rec);
     } finally {
@@ -80,7 +92,7 @@ for (const algorithm of ['hmc', 'mh', 'dp-penalty', 'dp-hmc']) {
   });
 }
 
-for (const algorithm of ['hmc', 'mh', 'dp-penalty', 'dp-hmc']) {
+for (const { algorithm } of RUNS) {
   test(`${algorithm}: browser draws equal the native CLI's bit for bit`, {
     timeout: 60000,
   }, () => {

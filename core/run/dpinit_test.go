@@ -33,7 +33,7 @@ func TestDPMapInit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep.Epsilon > 8 || rep.Epsilon < 7.99 || math.Abs(rep.Epsilon-p.Plan.Epsilon) > 1e-9 {
+		if rep.Epsilon > 8 || rep.Epsilon < 7.99 || rep.Epsilon < p.Plan.Epsilon || rep.Epsilon-p.Plan.Epsilon > 1e-8*p.Plan.Epsilon {
 			t.Fatalf("%s: ε reported %v, planned %v", alg, rep.Epsilon, p.Plan.Epsilon)
 		}
 		// Distance of the first warmup position from the reference mean,

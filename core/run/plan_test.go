@@ -137,3 +137,15 @@ func tryPrepare(t *testing.T, cfg *Config) (*Prepared, error) {
 	}
 	return Prepare(cfg, tab)
 }
+
+func TestRoundUpSig(t *testing.T) {
+	for _, v := range []float64{1.9999812729745101, 1.9999812729745128, 3, 9.9999999999999, 1e-7, 0.5000000000004} {
+		r := roundUpSig(v, 12)
+		if r < v || r > v*(1+2e-11) {
+			t.Errorf("roundUpSig(%v) = %v", v, r)
+		}
+	}
+	if roundUpSig(1.99995184119, 9) != roundUpSig(1.99995184121, 9) {
+		t.Error("nearby values round apart")
+	}
+}

@@ -304,6 +304,29 @@ func NewReport(cfg *Config, n, d int, iterations []int, cancelled bool) (*Privac
 	if b.Delta >= 1/float64(n) && r.Delta > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("δ = %g is not below 1/n = %g", b.Delta, 1/float64(n)))
 	}
+	// Reported rounded up to 9 significant digits: never below the
+	// accountant's value, and the same text whichever platform computed it
+	// (the numerical accountants can differ between amd64 and wasm from
+	// about the 11th digit).
+	r.Epsilon = roundUpSig(r.Epsilon, 9)
 	r.Statement = statement(r)
 	return r, nil
+}
+
+// roundUpSig returns the smallest number with the given significant digits
+// that is ≥ v (v itself when v ≤ 0 or not finite).
+func roundUpSig(v float64, digits int) float64 {
+	if !(v > 0) || math.IsInf(v, 0) {
+		return v
+	}
+	s := strconv.FormatFloat(v, 'e', digits-1, 64)
+	r, _ := strconv.ParseFloat(s, 64)
+	if r >= v {
+		return r
+	}
+	mant, exp, _ := strings.Cut(s, "e")
+	m, _ := strconv.ParseFloat(mant, 64)
+	up := strconv.FormatFloat(m+math.Pow10(-(digits-1)), 'f', digits-1, 64) + "e" + exp
+	r, _ = strconv.ParseFloat(up, 64)
+	return r
 }
