@@ -312,3 +312,22 @@ test('a worker that dies mid-run ends the run with a message, not a hung page', 
     await context.close();
   }
 });
+
+test('nothing of the data is kept in browser storage', { timeout: 120000 }, async () => {
+  const { context, page, rec } = await h.open(DESKTOP);
+  try {
+    await setRun(page, { algorithm: 'dp-penalty', chains: 2, warmup: 20, draws: 30 });
+    await page.waitForFunction(() => /planned ε/.test(document.querySelector('[data-testid="plan"]').textContent));
+    assert.equal(await runToEnd(page), 'done');
+    const stored = await page.evaluate(async () => ({
+      local: localStorage.length,
+      session: sessionStorage.length,
+      indexedDB: (await indexedDB.databases()).map((d) => d.name),
+      cookies: document.cookie,
+    }));
+    assert.deepEqual(stored, { local: 0, session: 0, indexedDB: [], cookies: '' });
+    await assertClean(page, rec);
+  } finally {
+    await context.close();
+  }
+});
