@@ -70,3 +70,30 @@ func TestEveryPrivateAlgorithmRunsWithinBudget(t *testing.T) {
 		})
 	}
 }
+
+// A hybrid run cancelled before every chain drew its OPS start still gets a
+// report, charged every chain's OPS draw.
+func TestHybridCancelledEarlyReports(t *testing.T) {
+	cfg := &Config{
+		Model:     model.Spec{Model: "logistic", Outcome: "y", Predictors: []string{"mean_radius", "mean_texture"}},
+		Data:      DataSpec{Bounds: map[string][2]float64{"mean_radius": {-3, 5}, "mean_texture": {-3, 5}}},
+		Algorithm: "hybrid", Chains: 2, Seed: 4, Warmup: 20, Draws: 30,
+		Settings: Settings{Box: 10, Batch: 100, InnerIterations: 100},
+		Privacy:  &Budget{Epsilon: 3, Delta: 1e-5},
+	}
+	p, err := tryPrepare(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := NewReport(p.Config, 569, 3, []int{1, 0}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	both, err := NewReport(p.Config, 569, 3, []int{1, 1}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(one.Epsilon > 0) || one.Epsilon < both.Epsilon {
+		t.Fatalf("ε after one OPS draw %v, after two %v", one.Epsilon, both.Epsilon)
+	}
+}

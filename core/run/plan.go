@@ -164,8 +164,8 @@ func defaultClips(alg string, s *Settings, m model.Model) error {
 	return nil
 }
 
-// privateConfigs returns the mcmc configs of the Gaussian DP kernels for
-// settings s (used both to build kernels and to compute their cost).
+// stepCost is the per-iteration cost of a Gaussian DP kernel with settings
+// s, from the same mcmc config that builds the kernel.
 func stepCost(alg string, s Settings, relation string, n, d int) (mcmc.PrivacyCost, error) {
 	switch alg {
 	case "dp-penalty":

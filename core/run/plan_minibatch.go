@@ -53,7 +53,10 @@ var accountedAlgorithms = map[string]accounted{
 	"dp-sghmc": sgldAccounting("sghmc"),
 	"hybrid": {
 		account: func(c *Config, n, d, total int) (privacy.Report, error) {
-			return hybridConfig(c, n, nil).Account(n, d, c.Chains, total, c.Privacy.Delta)
+			// Each chain's first step is its OPS draw. A run cancelled
+			// before every chain made it is charged all of them (never
+			// less than what ran).
+			return hybridConfig(c, n, nil).Account(n, d, c.Chains, max(total, c.Chains), c.Privacy.Delta)
 		},
 		noiseGiven: func(s Settings) bool { return s.NoiseMultiplier > 0 },
 		calibrate: func(c *Config, n, d, total int) error {
