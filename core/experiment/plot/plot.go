@@ -38,12 +38,12 @@ func Render(f *experiment.Figure, dir string) ([]string, error) {
 	p.Legend.Top = true
 	if f.LogX {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	if f.LogY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
+	p.X.Tick.Marker = ticker{log: f.LogX}
+	p.Y.Tick.Marker = ticker{log: f.LogY}
 	p.Add(plotter.NewGrid())
 	ok := func(x, y float64) bool {
 		if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
@@ -119,6 +119,8 @@ func Render(f *experiment.Figure, dir string) ([]string, error) {
 			}
 		}
 	}
+	padRange(&p.X.Min, &p.X.Max, f.LogX)
+	padRange(&p.Y.Min, &p.Y.Max, f.LogY)
 	w, h := f.Width, f.Height
 	if w == 0 {
 		w = 16
@@ -135,4 +137,53 @@ func Render(f *experiment.Figure, dir string) ([]string, error) {
 		paths = append(paths, path)
 	}
 	return paths, nil
+}
+
+// ticker labels an axis whatever its range: log ticks (powers of ten) when
+// at least two labelled ones fall inside the range, otherwise gonum's
+// linear ticks (a log axis spanning less than a decade — e.g. MMD between
+// 0.2 and 0.3 — would get no labelled tick from plot.LogTicks).
+type ticker struct{ log bool }
+
+func (t ticker) Ticks(min, max float64) []plot.Tick {
+	if t.log {
+		ts := plot.LogTicks{Prec: -1}.Ticks(min, max)
+		if labelled(ts, min, max) >= 2 {
+			return ts
+		}
+	}
+	return plot.DefaultTicks{}.Ticks(min, max)
+}
+
+func labelled(ts []plot.Tick, min, max float64) int {
+	n := 0
+	for _, t := range ts {
+		if t.Label != "" && t.Value >= min && t.Value <= max {
+			n++
+		}
+	}
+	return n
+}
+
+// padRange widens a degenerate axis range (one point, or every point at
+// the same value), where the tickers have nothing to divide: ±10% of the
+// value (×/÷ 1.25 on a log axis), or ±1 around zero.
+func padRange(lo, hi *float64, log bool) {
+	if math.IsInf(*lo, 0) || math.IsInf(*hi, 0) || math.IsNaN(*lo) || math.IsNaN(*hi) {
+		*lo, *hi = 0.1, 1
+		return
+	}
+	if *hi-*lo > 1e-9*math.Max(math.Abs(*lo), math.Abs(*hi)) {
+		return
+	}
+	v := *lo
+	switch {
+	case log && v > 0:
+		*lo, *hi = v/1.25, v*1.25
+	case v == 0:
+		*lo, *hi = -1, 1
+	default:
+		d := 0.1 * math.Abs(v)
+		*lo, *hi = v-d, v+d
+	}
 }
