@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"testing/iotest"
+	"unicode/utf8"
 )
 
 var sentinels = []error{
@@ -82,7 +84,7 @@ func FuzzLoad(f *testing.F) {
 		}
 		seen := map[string]bool{}
 		for _, n := range tab.Names {
-			if n == "" || seen[n] {
+			if n == "" || seen[n] || !utf8.ValidString(n) || strings.HasPrefix(n, "\ufeff") {
 				t.Fatalf("bad names %q", tab.Names)
 			}
 			seen[n] = true

@@ -82,36 +82,44 @@ func describe(tab *Table, err error) string {
 // "finding" are accepted today but questionable; docs/RELIABILITY.md
 // lists them.
 var oddities = map[string]string{
-	"bom_twice.csv":              "1×2", // finding: the second BOM stays in the first name ("\ufeffage")
-	"booleans.csv":               "error: not a number",
-	"crlf_in_quotes.csv":         "2×2", // finding: a name with CR LF loads, but exports refuse it after sampling
-	"ctrl_z_eof.csv":             "error: wrong number of fields",
-	"duplicate_spaced_names.csv": "error: duplicate column name",
-	"excel_sep_hint.csv":         "error: empty column name", // finding: Excel's "sep=;" line is not recognised
-	"formula_injection.csv":      "2×4",
-	"fortran_exponent.csv":       "error: not a number",
-	"hex_numbers.csv":            "error: not a number",
-	"infinity_spelled.csv":       "error: not a finite number",
-	"latin1_header.csv":          "2×2", // finding: a header that is not UTF-8 is accepted
-	"long_header.csv":            "1×2",
-	"many_columns.csv":           "1×2000",
-	"mixed_line_endings.csv":     "2×2",
-	"na_variants.csv":            "error: missing value",
-	"nbsp_thousands.csv":         "error: not a number",
-	"negative_zero.csv":          "2×2",
-	"nul_byte.csv":               "error: not a number",
-	"only_bom.csv":               "error: the file is empty (a header line is required)",
-	"overflow_exponent.csv":      "error: not a finite number",
-	"percent.csv":                "error: not a number",
-	"plus_and_bare_dots.csv":     "2×2",
-	"quoted_newline_data.csv":    "error: not a number",
-	"quoted_numbers_spaces.csv":  "2×2",
-	"quoted_thousands.csv":       "error: not a number",
-	"single_column.csv":          "3×1",
-	"tab_trailing.tsv":           "error: empty column name",
-	"trailing_delimiter.csv":     "error: empty column name",
-	"underflow_exponent.csv":     "2×2", // 1e-400 reads as 0 (IEEE underflow), 4.9e-324 as the smallest subnormal
-	"utf16le_bom.csv":            "error: unsupported text encoding",
-	"utf8_names.csv":             "2×3",
-	"whitespace_lines.csv":       "2×2",
+	"bom_thrice.csv":                     "1×2", // every leading BOM is stripped (TestEncodingAndSepHints checks the names)
+	"bom_twice.csv":                      "1×2", // F3: the repeated BOM is stripped too ("age", not "\ufeffage")
+	"booleans.csv":                       "error: not a number",
+	"crlf_in_quotes.csv":                 "2×2", // finding: a name with CR LF loads, but exports refuse it after sampling
+	"ctrl_z_eof.csv":                     "error: wrong number of fields",
+	"duplicate_spaced_names.csv":         "error: duplicate column name",
+	"cp1252_header.csv":                  "error: unsupported text encoding", // F3: Windows-1252 quotes in a name: line 1, column 3, hint to save as UTF-8
+	"excel_sep_bom_error.csv":            "error: not a number",              // BOM + "sep=;": the error names file line 4
+	"excel_sep_comma.csv":                "2×2",
+	"excel_sep_hint.csv":                 "2×2",                    // F3: Excel's "sep=;" line is honoured
+	"excel_sep_invalid.csv":              "error: invalid options", // "sep=." names a character that cannot be a delimiter
+	"excel_sep_quoted_decimal_comma.csv": "error: not a number",    // "70,5" needs the decimal-comma option; the quoted hint is honoured
+	"excel_sep_tab.tsv":                  "1×2",
+	"excel_sep_trailing.csv":             "error: empty column name", // the message names the trailing delimiter
+	"formula_injection.csv":              "2×4",
+	"fortran_exponent.csv":               "error: not a number",
+	"hex_numbers.csv":                    "error: not a number",
+	"infinity_spelled.csv":               "error: not a finite number",
+	"latin1_header.csv":                  "error: unsupported text encoding", // F3: refused, naming line 1, column 1 and the fix
+	"long_header.csv":                    "1×2",
+	"many_columns.csv":                   "1×2000",
+	"mixed_line_endings.csv":             "2×2",
+	"na_variants.csv":                    "error: missing value",
+	"nbsp_thousands.csv":                 "error: not a number",
+	"negative_zero.csv":                  "2×2",
+	"nul_byte.csv":                       "error: not a number",
+	"only_bom.csv":                       "error: the file is empty (a header line is required)",
+	"overflow_exponent.csv":              "error: not a finite number",
+	"percent.csv":                        "error: not a number",
+	"plus_and_bare_dots.csv":             "2×2",
+	"quoted_newline_data.csv":            "error: not a number",
+	"quoted_numbers_spaces.csv":          "2×2",
+	"quoted_thousands.csv":               "error: not a number",
+	"single_column.csv":                  "3×1",
+	"tab_trailing.tsv":                   "error: empty column name",
+	"trailing_delimiter.csv":             "error: empty column name",
+	"underflow_exponent.csv":             "2×2", // 1e-400 reads as 0 (IEEE underflow), 4.9e-324 as the smallest subnormal
+	"utf16le_bom.csv":                    "error: unsupported text encoding",
+	"utf8_names.csv":                     "2×3",
+	"whitespace_lines.csv":               "2×2",
 }

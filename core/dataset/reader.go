@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 const (
@@ -93,23 +94,34 @@ func newReader(src io.Reader, opts Options, tu tuning) (*Reader, error) {
 		scratch: make([]byte, 0, bufSize),
 		line:    1,
 	}
-	for !r.eof && r.end < 3 {
-		if err := r.fill(); err != nil {
+	// Byte order marks. A UTF-8 BOM is skipped, and so is a repeated one
+	// (a tool that adds its own BOM to a file that already had one): U+FEFF
+	// at the start of a file is never part of a column name.
+	for {
+		if err := r.ensure(3); err != nil {
 			return nil, err
 		}
+		if !bytes.HasPrefix(r.buf[r.pos:r.end], utf8BOM) {
+			break
+		}
+		r.pos += 3
 	}
-	// Byte order marks.
-	b := r.buf[:r.end]
-	switch {
-	case bytes.HasPrefix(b, []byte{0xEF, 0xBB, 0xBF}):
-		r.pos = 3
-	case bytes.HasPrefix(b, []byte{0xFF, 0xFE}), bytes.HasPrefix(b, []byte{0xFE, 0xFF}):
+	if b := r.buf[r.pos:r.end]; bytes.HasPrefix(b, []byte{0xFF, 0xFE}) || bytes.HasPrefix(b, []byte{0xFE, 0xFF}) {
 		return nil, &ParseError{Line: 1, Err: errorf(ErrEncoding, "the file is UTF-16 encoded; save it as UTF-8 (\"CSV UTF-8\") and load it again")}
 	}
+	// Excel's delimiter hint: a first line "sep=;" (or "sep=," ...) names
+	// the delimiter and is not the header.
+	sep, err := r.sepLine()
+	if err != nil {
+		return nil, err
+	}
 
-	if opts.Delimiter != 0 {
-		r.delim = byte(opts.Delimiter)
-	} else {
+	switch {
+	case opts.Delimiter != 0:
+		r.delim = byte(opts.Delimiter) // an explicit choice wins over the hint
+	case sep != 0:
+		r.delim = sep
+	default:
 		// Look at the first two records, reading up to 1 MiB for them.
 		for !r.eof && r.end-r.pos < defaultBufSize && !twoRecords(r.buf[r.pos:r.end]) {
 			if err := r.fill(); err != nil {
@@ -138,14 +150,110 @@ func newReader(src io.Reader, opts Options, tu tuning) (*Reader, error) {
 	return r, nil
 }
 
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// ensure reads until n unconsumed bytes are buffered or the input ends.
+func (r *Reader) ensure(n int) error {
+	for !r.eof && r.end-r.pos < n {
+		if err := r.fill(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxSepLine is the longest first line examined as a "sep=" hint.
+const maxSepLine = 64
+
+// sepLine consumes Excel's delimiter hint if the first line is one:
+// "sep=C" with C a single character, case-insensitive, optionally in
+// double quotes, optionally followed by delimiters (a spreadsheet that
+// saved the hint as a row of empty cells), then the line end. It returns C,
+// or 0 (consuming nothing) when the line is not a hint. A hint naming a
+// character that cannot be a delimiter is an error.
+func (r *Reader) sepLine() (byte, error) {
+	for !r.eof && r.end-r.pos < maxSepLine && bytes.IndexAny(r.buf[r.pos:r.end], "\r\n") < 0 {
+		if err := r.fill(); err != nil {
+			return 0, err
+		}
+	}
+	b := r.buf[r.pos:r.end]
+	if k := bytes.IndexAny(b, "\r\n"); k >= 0 {
+		b = b[:k]
+	} else if !r.eof {
+		return 0, nil // no line end within maxSepLine bytes: not a hint
+	}
+	line := b
+	quoted := len(b) > 0 && b[0] == '"'
+	if quoted {
+		b = b[1:]
+	}
+	if len(b) < 5 || !strings.EqualFold(string(b[:4]), "sep=") {
+		return 0, nil
+	}
+	c := b[4]
+	b = b[5:]
+	if quoted {
+		if len(b) == 0 || b[0] != '"' {
+			return 0, nil
+		}
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[0] == c || b[0] == ' ') {
+		b = b[1:]
+	}
+	if len(b) > 0 {
+		return 0, nil
+	}
+	if o := (Options{Delimiter: rune(c)}); o.validate() == nil {
+		// Consume the line and its end (CR LF may straddle a read).
+		n := len(line)
+		if err := r.ensure(n + 2); err != nil {
+			return 0, err
+		}
+		r.pos += n
+		if r.pos < r.end && r.buf[r.pos] == '\r' {
+			r.pos++
+		}
+		if r.pos < r.end && r.buf[r.pos] == '\n' {
+			r.pos++
+		}
+		r.line++
+		return c, nil
+	}
+	return 0, &ParseError{Line: r.line, Err: errorf(ErrOptions, fmt.Sprintf("the first line %s declares the delimiter %s, which cannot be one (use comma, semicolon, tab or another ASCII punctuation character)", quoteCell(line), quoteCell([]byte{c})))}
+}
+
+// notUTF8 describes a column name that is not valid UTF-8: the first bad
+// byte, and the usual cause (a spreadsheet's legacy "CSV" format).
+func notUTF8(name []byte) error {
+	i := 0
+	for i < len(name) {
+		r, size := utf8.DecodeRune(name[i:])
+		if r == utf8.RuneError && size <= 1 {
+			break
+		}
+		i += size
+	}
+	return errorf(ErrEncoding, fmt.Sprintf("the column name is not valid UTF-8 (byte 0x%02X at byte %d of the name); "+
+		"the file was probably saved in a legacy encoding such as Windows-1252 or Latin-1 (Excel's \"CSV (Comma delimited)\"): "+
+		"save it as \"CSV UTF-8\" and load it again", name[i], i+1))
+}
+
 func (r *Reader) setHeader() error {
 	r.header = make([]string, len(r.fields))
 	r.colOf = make(map[string]int, len(r.fields))
 	for j, f := range r.fields {
 		name := string(f)
 		if name == "" {
-			return &ParseError{Line: r.flines[j], Column: j + 1,
-				Err: errorf(ErrEmptyColumnName, "the header has an empty column name; every column needs a unique name")}
+			msg := "the header has an empty column name; every column needs a unique name"
+			if j == len(r.fields)-1 && j > 0 {
+				msg = fmt.Sprintf("empty column name: the header line ends with a delimiter (%s), which leaves the last column without a name; remove the trailing delimiter or name the column", quoteCell([]byte{r.delim}))
+			}
+			return &ParseError{Line: r.flines[j], Column: j + 1, Err: errorf(ErrEmptyColumnName, msg)}
+		}
+		if !utf8.Valid(f) {
+			return &ParseError{Line: r.flines[j], Column: j + 1, ColumnName: name, Err: notUTF8(f)}
 		}
 		if k, dup := r.colOf[name]; dup {
 			return &ParseError{Line: r.flines[j], Column: j + 1, ColumnName: name,
@@ -382,7 +490,11 @@ func (r *Reader) slowCell(k, fc int, tok []byte) (v float64, missing bool, err e
 		if v, ok := m[string(tok)]; ok {
 			return v, false, nil
 		}
-		return 0, false, pe(errorf(ErrCategory, fmt.Sprintf("%s is not one of the mapped values %s", quoteCell(tok), listNames(r.catKeys[k]))))
+		msg := fmt.Sprintf("%s is not one of the mapped values %s", quoteCell(tok), listNames(r.catKeys[k]))
+		if !utf8.Valid(tok) {
+			msg += " (the cell is not valid UTF-8: save the file as \"CSV UTF-8\")"
+		}
+		return 0, false, pe(errorf(ErrCategory, msg))
 	}
 	v, st := parseNumber(tok, r.opts.DecimalComma)
 	switch st {
