@@ -15,7 +15,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -59,7 +59,19 @@ const RUNS = [
   { algorithm: 'dp-barker', warmup: 5, draws: 10, fill: { 'batch-input': '100', 'temper-input': '0.05' } },
   { algorithm: 'ops', warmup: 0, draws: 4, fill: { 'box-input': '5', 'inner-iterations-input': '200' } },
   { algorithm: 'hybrid', fill: { 'box-input': '5', 'inner-iterations-input': '200' } },
+  // dp-barker-full needs a clip (its noise is fixed by C, so the clip sets ε per step).
+  { algorithm: 'dp-barker-full', warmup: 5, draws: 10, fill: { 'clip-input': '0.02' } },
+  { algorithm: 'dp-fastmh-full' }, { algorithm: 'dp-sghmc' },
 ];
+
+test('RUNS covers every algorithm of run.Algorithms (the CLI\'s --algorithm list)', () => {
+  const { stdout, stderr } = spawnSync(cli, ['sample', '-h'], { encoding: 'utf8' });
+  const m = /sampler: ([a-z0-9, -]+)\n/.exec(stdout + stderr);
+  assert.ok(m, `no algorithm list in the CLI's help:\n${(stdout + stderr).slice(0, 500)}`);
+  const all = m[1].split(',').map((a) => a.trim()).filter(Boolean).sort();
+  assert.ok(all.length >= 18, `only ${all.length} algorithms parsed`);
+  assert.deepEqual(RUNS.map((r) => r.algorithm).sort(), all);
+});
 
 for (const { algorithm, warmup = 40, draws = 60, fill = {} } of RUNS) {
   test(`${algorithm}: browser exports equal the CLI's (wasm under Node) byte for byte`, { timeout: 120000 }, async () => {
