@@ -18,6 +18,10 @@ type job struct {
 	// adaptUntil calls Adapt on adaptive kernels for the first adaptUntil
 	// iterations (0: never).
 	adaptUntil int
+	// touched, when set, maps an iteration's Info.Rows to the number of
+	// distinct data rows it read; chainOut.TouchedAt then holds the
+	// cumulative count at every kept draw.
+	touched func(rows int) float64
 }
 
 // chainOut is what a chain produced. Draws[t] is the position after
@@ -30,6 +34,9 @@ type chainOut struct {
 	Rows      int64
 	Divergent int
 	Kernel    mcmc.Kernel
+	// TouchedAt[t] is the cumulative number of rows read up to Draws[t]
+	// (only when the job's touched is set).
+	TouchedAt []float64
 }
 
 // runJobs runs the jobs on o.workers() goroutines with public seed seed
@@ -74,6 +81,7 @@ func runOne(ctx context.Context, j job, r rng.Streams) (chainOut, error) {
 			p.PlanWarmup(j.adaptUntil)
 		}
 	}
+	touched := 0.0
 	for t := 0; t < j.iters; t++ {
 		if t%256 == 0 && ctx.Err() != nil {
 			return res, ctx.Err()
@@ -94,8 +102,14 @@ func runOne(ctx context.Context, j job, r rng.Streams) (chainOut, error) {
 		if info.Divergent {
 			res.Divergent++
 		}
+		if j.touched != nil {
+			touched += j.touched(info.Rows)
+		}
 		if (t+1)%thin == 0 {
 			res.Draws = append(res.Draws, append([]float64(nil), k.Position()...))
+			if j.touched != nil {
+				res.TouchedAt = append(res.TouchedAt, touched)
+			}
 		}
 	}
 	return res, nil

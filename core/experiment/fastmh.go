@@ -114,9 +114,10 @@ func fastmhExperiment(ctx context.Context, o Options) (*Output, error) {
 		}},
 	}
 	runs := &Table{Name: "fastmh_runs", Header: []string{"algorithm", "step_epsilon", "step_delta", "repeat", "iterations", "total_epsilon", "total_delta", "sym_kl", "rows_touched_fraction", "acceptance", "mean1", "mean2"}}
-	curve := &Table{Name: "fastmh_curve", Header: []string{"algorithm", "step_epsilon", "iterations", "sym_kl_mean", "sym_kl_se"}}
+	curve := &Table{Name: "fastmh_curve", Header: []string{"algorithm", "step_epsilon", "iterations", "sym_kl_mean", "sym_kl_se", "data_touched_passes"}}
 	figIt := &Figure{Name: "fastmh_kl_iterations", Title: fmt.Sprintf("Truncated MoG: symmetric KL vs iterations (ε = %g per iteration)", epsList[min(1, len(epsList)-1)]), XLabel: "iterations", YLabel: "symmetric KL", LogY: true}
 	figEps := &Figure{Name: "fastmh_kl_epsilon", Title: fmt.Sprintf("Truncated MoG: symmetric KL after %d iterations vs ε", T), XLabel: "ε per iteration", YLabel: "symmetric KL", LogX: true, LogY: true}
+	figData := &Figure{Name: "fastmh_kl_data", Title: fmt.Sprintf("Truncated MoG: symmetric KL vs data touched (ε = %g per iteration; paper Fig. 4)", epsList[min(1, len(epsList)-1)]), XLabel: "rows read, in passes over the N rows", YLabel: "symmetric KL", LogX: true, LogY: true}
 	figRows := &Figure{Name: "fastmh_rows", Title: "Truncated MoG: fraction of rows touched per iteration vs ε", XLabel: "ε per iteration", YLabel: "rows touched / N", LogX: true, LogY: true}
 	var lines []string
 	bar := map[string]bool{}
@@ -137,7 +138,7 @@ func fastmhExperiment(ctx context.Context, o Options) (*Output, error) {
 			}
 			var jobs []job
 			for r := 0; r < reps; r++ {
-				jobs = append(jobs, job{newKernel: factory, init: []float64{0, 0}, iters: T, id: (ai*len(epsList)+ei)*reps + r})
+				jobs = append(jobs, job{newKernel: factory, init: []float64{0, 0}, iters: T, id: (ai*len(epsList)+ei)*reps + r, touched: touchedRows(N)})
 			}
 			out, err := runJobs(ctx, o, o.Seed+uint64(100*ai+ei), jobs)
 			if err != nil {
@@ -146,9 +147,11 @@ func fastmhExperiment(ctx context.Context, o Options) (*Output, error) {
 			var kls, rows, accs []float64
 			nc := T / every
 			klAt := make([][]float64, nc)
+			touchAt := make([][]float64, nc)
 			for r, ch := range out {
 				for k := 0; k < nc; k++ {
 					klAt[k] = append(klAt[k], SymKL(ch.Draws[:(k+1)*every], ref, grid, smooth))
+					touchAt[k] = append(touchAt[k], ch.TouchedAt[(k+1)*every-1]/float64(N))
 				}
 				kl := klAt[nc-1][r]
 				frac := float64(ch.Rows) / float64(ch.Iters) / float64(N)
@@ -183,14 +186,18 @@ func fastmhExperiment(ctx context.Context, o Options) (*Output, error) {
 			am, _ := meanSE(accs)
 			sEps.X, sEps.Y, sEps.Lo, sEps.Hi = append(sEps.X, stepEps), append(sEps.Y, km), append(sEps.Lo, km-ks), append(sEps.Hi, km+ks)
 			sRows.X, sRows.Y = append(sRows.X, stepEps), append(sRows.Y, rm)
+			s := Series{Label: fmt.Sprintf("%s (ε=%.3g)", a.name, stepEps), Line: true}
+			sd := Series{Label: s.Label, Line: true}
+			for k := 0; k < nc; k++ {
+				mk, sk := meanSE(klAt[k])
+				tk, _ := meanSE(touchAt[k])
+				curve.Add(a.name, stepEps, (k+1)*every, mk, sk, tk)
+				s.X, s.Y = append(s.X, float64((k+1)*every)), append(s.Y, mk)
+				sd.X, sd.Y = append(sd.X, tk), append(sd.Y, mk)
+			}
 			if ei == min(1, len(epsList)-1) || a.name == "dp-barker" {
-				s := Series{Label: fmt.Sprintf("%s (ε=%.3g)", a.name, stepEps), Line: true}
-				for k := 0; k < nc; k++ {
-					mk, sk := meanSE(klAt[k])
-					curve.Add(a.name, stepEps, (k+1)*every, mk, sk)
-					s.X, s.Y = append(s.X, float64((k+1)*every)), append(s.Y, mk)
-				}
 				figIt.Series = append(figIt.Series, s)
+				figData.Series = append(figData.Series, sd)
 			}
 			line := fmt.Sprintf("%-14s ε/iter=%-6.3g sym KL %.4f ± %.4f  rows touched %.4f of N  accept %.3f", a.name, stepEps, km, ks, rm, am)
 			o.logf("fastmh: %s", line)
@@ -204,8 +211,27 @@ func fastmhExperiment(ctx context.Context, o Options) (*Output, error) {
 	}
 	// Iterations dp-fastmh needs to reach dp-penalty's final KL (at the
 	// middle ε), and the rows it touched by then relative to dp-penalty's.
-	lines = append(lines, reachLines(curve, epsList[min(1, len(epsList)-1)])...)
-	return &Output{Tables: []*Table{runs, curve}, Figures: []*Figure{figIt, figEps, figRows}, Summary: lines}, nil
+	reach := &Table{Name: "fastmh_reach", Header: []string{"algorithm", "step_epsilon", "penalty_iterations", "penalty_sym_kl", "penalty_passes", "reached_at_iteration", "passes_at_reach", "data_ratio"}}
+	for _, e := range epsList {
+		lines = append(lines, reachLines(curve, reach, e, T)...)
+	}
+	tables := []*Table{runs, curve}
+	if len(reach.Rows) > 0 {
+		tables = append(tables, reach)
+	}
+	return &Output{Tables: tables, Figures: []*Figure{figIt, figData, figEps, figRows}, Summary: lines}, nil
+}
+
+// touchedRows maps Info.Rows to the distinct rows read: the full-batch
+// branches (and dp-penalty, ℓ_i(θ) cached) read N rows; the minibatch ones
+// evaluate each of their B rows at θ and θ' (Info.Rows = 2B).
+func touchedRows(N int) func(rows int) float64 {
+	return func(rows int) float64 {
+		if rows >= N {
+			return float64(N)
+		}
+		return float64(rows) / 2
+	}
 }
 
 // mcmcGridInflation is the release grid's μ inflation 2^−24 the kernels add
@@ -213,27 +239,57 @@ func fastmhExperiment(ctx context.Context, o Options) (*Output, error) {
 // spend exactly the per-iteration budget.
 var mcmcGridInflation = math.Ldexp(1, -mcmc.DefaultGridBits)
 
-func reachLines(curve *Table, eps float64) []string {
-	final := map[string]float64{}
-	series := map[string][][2]float64{}
+// reachLines compares, at per-iteration ε eps, the data dp-fastmh (and
+// dp-fastmh-full) read until their mean symmetric KL first fell to
+// dp-penalty's, with the data dp-penalty read to get there, for dp-penalty
+// after T/2 and after T iterations (the claim checked: dp-fastmh reaches
+// dp-penalty's KL with at most a fifth of the data touched).
+func reachLines(curve, reach *Table, eps float64, T int) []string {
+	type pt struct{ it, kl, passes float64 }
+	series := map[string][]pt{}
 	for _, r := range curve.Rows {
-		name, e, it, kl := r[0].(string), r[1].(float64), r[2].(int), r[3].(float64)
+		name, e := r[0].(string), r[1].(float64)
 		if e != eps {
 			continue
 		}
-		series[name] = append(series[name], [2]float64{float64(it), kl})
-		final[name] = kl
+		series[name] = append(series[name], pt{float64(r[2].(int)), r[3].(float64), r[5].(float64)})
 	}
-	pen, ok := final["dp-penalty"]
-	if !ok {
+	pen := series["dp-penalty"]
+	if len(pen) == 0 {
 		return nil
 	}
 	var out []string
-	for _, name := range []string{"dp-fastmh", "dp-fastmh-full"} {
-		for _, p := range series[name] {
-			if p[1] <= pen {
-				out = append(out, fmt.Sprintf("%s reaches dp-penalty's final sym KL %.4f (after %d iterations) at iteration %d (ε = %g per iteration)", name, pen, int(series["dp-penalty"][len(series["dp-penalty"])-1][0]), int(p[0]), eps))
-				break
+	for _, at := range []int{T / 2, T} {
+		var p pt
+		for _, q := range pen {
+			if int(q.it) <= at {
+				p = q
+			}
+		}
+		if p.it == 0 {
+			continue
+		}
+		for _, name := range []string{"dp-fastmh", "dp-fastmh-full"} {
+			s := series[name]
+			if len(s) == 0 {
+				continue
+			}
+			found := false
+			for _, q := range s {
+				if q.kl <= p.kl {
+					ratio := q.passes / p.passes
+					reach.Add(name, eps, int(p.it), p.kl, p.passes, int(q.it), q.passes, ratio)
+					out = append(out, fmt.Sprintf("ε=%g: %s reaches dp-penalty's sym KL %.4f (after %d iterations, %.0f passes over the data) at iteration %d having read %.1f passes: %.3f of dp-penalty's data",
+						eps, name, p.kl, int(p.it), p.passes, int(q.it), q.passes, ratio))
+					found = true
+					break
+				}
+			}
+			if !found {
+				last := s[len(s)-1]
+				reach.Add(name, eps, int(p.it), p.kl, p.passes, -1, last.passes, math.NaN())
+				out = append(out, fmt.Sprintf("ε=%g: %s does not reach dp-penalty's sym KL %.4f (after %d iterations) within %d iterations (its final sym KL %.4f, %.1f passes read)",
+					eps, name, p.kl, int(p.it), int(last.it), last.kl, last.passes))
 			}
 		}
 	}
