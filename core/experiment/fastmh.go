@@ -86,6 +86,21 @@ func fastmhExperiment(ctx context.Context, o Options) (*Output, error) {
 			kc := mcmc.DPFastMHConfig{Step: 0.06, Lambda: 10, StepEpsilon: e, StepDelta: stepDelta, Box: box}
 			return func() (mcmc.Kernel, error) { return mcmc.NewDPFastMH(m, kc) }, e, nil
 		}},
+		{"dp-fastmh-freestep", func(e float64) (func() (mcmc.Kernel, error), float64, error) {
+			// The step by a public rule that puts the minibatch branch in
+			// "privacy for free": Δ(ℓ₁) = 2·log(1 + C·M/λ) ≤ ε₂ at the
+			// typical M = h√d, i.e. h = λ(e^{ε₂/2} − 1)/(C√d) (ε₂ the
+			// per-occurrence budget of the minibatch mechanism, public).
+			kc := mcmc.DPFastMHConfig{Step: 0.06, Lambda: 10, StepEpsilon: e, StepDelta: stepDelta, Box: box}
+			k, err := mcmc.NewDPFastMH(m, kc)
+			if err != nil {
+				return nil, 0, err
+			}
+			_, _, eps2, _ := k.StepBudget()
+			_, bigC := k.Bound()
+			kc.Step = kc.Lambda * math.Expm1(eps2/2) / (bigC * math.Sqrt2)
+			return func() (mcmc.Kernel, error) { return mcmc.NewDPFastMH(m, kc) }, e, nil
+		}},
 		{"dp-fastmh-full", func(e float64) (func() (mcmc.Kernel, error), float64, error) {
 			kc := mcmc.DPFastMHConfig{Step: 0.06, Lambda: 10, StepEpsilon: e, StepDelta: stepDelta, Box: box, Full: true}
 			return func() (mcmc.Kernel, error) { return mcmc.NewDPFastMH(m, kc) }, e, nil
@@ -113,7 +128,7 @@ func fastmhExperiment(ctx context.Context, o Options) (*Output, error) {
 			return func() (mcmc.Kernel, error) { return mcmc.NewDPBarker(m, kc) }, rep.Epsilon, nil
 		}},
 	}
-	runs := &Table{Name: "fastmh_runs", Header: []string{"algorithm", "step_epsilon", "step_delta", "repeat", "iterations", "total_epsilon", "total_delta", "sym_kl", "rows_touched_fraction", "acceptance", "mean1", "mean2"}}
+	runs := &Table{Name: "fastmh_runs", Header: []string{"algorithm", "step_epsilon", "step_delta", "repeat", "iterations", "total_epsilon", "total_delta", "sym_kl", "rows_touched_fraction", "acceptance", "mean1", "mean2", "step", "minibatch_fraction", "free_fraction"}}
 	curve := &Table{Name: "fastmh_curve", Header: []string{"algorithm", "step_epsilon", "iterations", "sym_kl_mean", "sym_kl_se", "data_touched_passes"}}
 	figIt := &Figure{Name: "fastmh_kl_iterations", Title: fmt.Sprintf("Truncated MoG: symmetric KL vs iterations (ε = %g per iteration)", epsList[min(1, len(epsList)-1)]), XLabel: "iterations", YLabel: "symmetric KL", LogY: true}
 	figEps := &Figure{Name: "fastmh_kl_epsilon", Title: fmt.Sprintf("Truncated MoG: symmetric KL after %d iterations vs ε", T), XLabel: "ε per iteration", YLabel: "symmetric KL", LogX: true, LogY: true}
@@ -178,7 +193,13 @@ func fastmhExperiment(ctx context.Context, o Options) (*Output, error) {
 					}
 					totE = rep.Epsilon
 				}
-				runs.Add(a.name, stepEps, stepDelta, r, T, totE, totDelta, kl, frac, acc, mu[0], mu[1])
+				stepSD, mbF, freeF := math.NaN(), math.NaN(), math.NaN()
+				if fk, ok := ch.Kernel.(*mcmc.DPFastMH); ok {
+					st := fk.Stats()
+					stepSD = fk.StepSize()
+					mbF, freeF = float64(st.Minibatch)/float64(st.Iters), float64(st.Free)/float64(st.Iters)
+				}
+				runs.Add(a.name, stepEps, stepDelta, r, T, totE, totDelta, kl, frac, acc, mu[0], mu[1], stepSD, mbF, freeF)
 				kls, rows, accs = append(kls, kl), append(rows, frac), append(accs, acc)
 			}
 			km, ks := meanSE(kls)
@@ -269,7 +290,7 @@ func reachLines(curve, reach *Table, eps float64, T int) []string {
 		if p.it == 0 {
 			continue
 		}
-		for _, name := range []string{"dp-fastmh", "dp-fastmh-full"} {
+		for _, name := range []string{"dp-fastmh", "dp-fastmh-freestep", "dp-fastmh-full"} {
 			s := series[name]
 			if len(s) == 0 {
 				continue
