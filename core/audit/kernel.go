@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/dpmcmc/dpmcmc/core/mcmc"
 	"github.com/dpmcmc/dpmcmc/core/model"
@@ -160,15 +161,33 @@ type KernelSpec struct {
 	Theta0     []float64
 	Steps      int    // default 1
 	PublicSeed uint64 // seed of the public stream
+	// Reuse lets one kernel serve many runs (re-Init'ed before each):
+	// only for kernels whose Init resets every state the next steps read
+	// and whose construction is costly (dp-fastmh calibrates its noise by
+	// bisection).
+	Reuse bool
 }
 
 // Mechanism returns the spec as a Mechanism.
 func (s KernelSpec) Mechanism() Mechanism {
 	steps := max(s.Steps, 1)
+	var pool [2]sync.Pool
 	return func(nb int, noise *rand.Rand) ([]float64, error) {
-		k, err := s.New(nb)
-		if err != nil {
-			return nil, err
+		var k mcmc.Kernel
+		if s.Reuse {
+			if v := pool[nb].Get(); v != nil {
+				k = v.(mcmc.Kernel)
+				defer pool[nb].Put(k)
+			}
+		}
+		if k == nil {
+			var err error
+			if k, err = s.New(nb); err != nil {
+				return nil, err
+			}
+			if s.Reuse {
+				defer pool[nb].Put(k)
+			}
 		}
 		if err := k.Init(s.Theta0); err != nil {
 			return nil, err
