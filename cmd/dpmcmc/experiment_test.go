@@ -49,7 +49,178 @@ func TestExperimentQuick(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(dir, e.Name+"_summary.txt")); err != nil {
 				t.Error(err)
 			}
+			if check := quickChecks[e.Name]; check != nil {
+				check(t, dir)
+			} else {
+				t.Errorf("no check of the numbers of %s", e.Name)
+			}
 		})
+	}
+}
+
+// quickChecks test the numbers of each quick run: loose, but a sampler that
+// ignores the data, targets the wrong distribution, does not move, or
+// overspends its budget fails them. Tolerances come from the quick runs'
+// Monte Carlo spread (several public seeds) with a margin.
+var quickChecks = map[string]func(t *testing.T, dir string){
+	// GMM (N = 1e5, 4 chains × 12,000 iterations, 1,000 burn-in): the
+	// pooled DP Barker and non-private means within 0.3 of the exact
+	// tempered posterior's (observed ≤ 0.16 over seeds 1–3 and the default)
+	// and of each other, variances within 40%, acceptance near the paper's
+	// 0.44.
+	"gmm": func(t *testing.T, dir string) {
+		rows := readRows(t, dir, "gmm_final")
+		ex, dp, np := rowWhere(t, rows, "chain", "exact (grid)"), rowWhere(t, rows, "chain", "dp-barker"), rowWhere(t, rows, "chain", "non-private")
+		for _, k := range []string{"mean1", "mean2"} {
+			near(t, "dp-barker "+k, cnum(t, dp, k), cnum(t, ex, k), 0.3)
+			near(t, "non-private "+k, cnum(t, np, k), cnum(t, ex, k), 0.3)
+			near(t, "dp-barker vs non-private "+k, cnum(t, dp, k), cnum(t, np, k), 0.3)
+		}
+		for _, k := range []string{"var1", "var2"} {
+			near(t, "dp-barker "+k+" ratio", cnum(t, dp, k)/cnum(t, ex, k), 1, 0.4)
+			near(t, "non-private "+k+" ratio", cnum(t, np, k)/cnum(t, ex, k), 1, 0.4)
+		}
+		near(t, "dp-barker acceptance", cnum(t, dp, "acceptance"), 0.44, 0.08)
+	},
+	// Logistic (breast cancer): non-private MH predicts well; dp-penalty at
+	// ε = 1 per iteration nearly as well; the public step rule keeps every
+	// DP kernel's acceptance away from 0 and 1.
+	"logistic": func(t *testing.T, dir string) {
+		for _, r := range readRows(t, dir, "logistic_runs") {
+			acc, a := cnum(t, r, "test_accuracy"), cnum(t, r, "acceptance")
+			switch {
+			case r["algorithm"] == "mh (non-private)":
+				atLeast(t, "mh accuracy", acc, 0.88)
+			case r["algorithm"] == "dp-penalty" && r["step_epsilon"] == "1":
+				atLeast(t, "dp-penalty ε=1 accuracy", acc, 0.85)
+			}
+			if a < 0.1 || a > 0.97 {
+				t.Errorf("%s ε=%s: acceptance %g", r["algorithm"], r["step_epsilon"], a)
+			}
+		}
+	},
+	// Truncated MoG: dp-fastmh reads a small fraction of the rows, the full
+	// versions all of them; every chain moves; sym KL is a finite number
+	// below that of a chain stuck at its start (≈ 9 on this grid).
+	"fastmh": func(t *testing.T, dir string) {
+		for _, r := range readRows(t, dir, "fastmh_runs") {
+			f, kl, a := cnum(t, r, "rows_touched_fraction"), cnum(t, r, "sym_kl"), cnum(t, r, "acceptance")
+			switch r["algorithm"] {
+			case "dp-fastmh":
+				if f > 0.05 {
+					t.Errorf("dp-fastmh touched %g of the rows per iteration", f)
+				}
+			case "dp-penalty", "dp-fastmh-full":
+				near(t, r["algorithm"]+" rows", f, 1, 0.01)
+			}
+			if kl > 5 || a < 0.1 {
+				t.Errorf("%s: sym KL %g, acceptance %g", r["algorithm"], kl, a)
+			}
+		}
+	},
+	"banana": comparisonCheck,
+	"gauss":  comparisonCheck,
+	// Clipping without noise: at the largest bound almost nothing is clipped
+	// and the MMD is small; the smallest bound clips more.
+	"clipping": func(t *testing.T, dir string) {
+		type key struct{ model, alg string }
+		lo, hi := map[key]map[string]string{}, map[key]map[string]string{}
+		for _, r := range readRows(t, dir, "clipping_runs") {
+			k := key{r["model"], r["algorithm"]}
+			b := cnum(t, r, "clip_bound")
+			if lo[k] == nil || b < cnum(t, lo[k], "clip_bound") {
+				lo[k] = r
+			}
+			if hi[k] == nil || b > cnum(t, hi[k], "clip_bound") {
+				hi[k] = r
+			}
+		}
+		for k := range hi {
+			if m := cnum(t, hi[k], "mmd"); m > 0.5 {
+				t.Errorf("%v: MMD %g at the largest bound", k, m)
+			}
+			if cnum(t, hi[k], "clip_fraction") >= cnum(t, lo[k], "clip_fraction") {
+				t.Errorf("%v: larger bound clips no less", k)
+			}
+		}
+	},
+}
+
+// comparisonCheck: every algorithm spends at most its budget, its MMD is
+// below that of a sampler that ignores the data (≥ 1 here), and the MH-type
+// kernels accept a sensible fraction.
+func comparisonCheck(t *testing.T, dir string) {
+	files, _ := filepath.Glob(filepath.Join(dir, "*_summary.csv"))
+	if len(files) != 1 {
+		t.Fatalf("summary tables: %v", files)
+	}
+	for _, r := range readRows(t, dir, strings.TrimSuffix(filepath.Base(files[0]), ".csv")) {
+		e, spent := cnum(t, r, "epsilon"), cnum(t, r, "epsilon_spent")
+		if spent > e*(1+1e-9) {
+			t.Errorf("%s ε=%g spent %g", r["algorithm"], e, spent)
+		}
+		if m := cnum(t, r, "mmd_median"); !(m > 0 && m < 0.8) {
+			t.Errorf("%s ε=%g: MMD %g", r["algorithm"], e, m)
+		}
+		if a := cnum(t, r, "acceptance_mean"); (r["algorithm"] == "dp-penalty" || r["algorithm"] == "dp-hmc") && (a < 0.15 || a > 0.98) {
+			t.Errorf("%s ε=%g: acceptance %g", r["algorithm"], e, a)
+		}
+	}
+}
+
+func readRows(t *testing.T, dir, name string) []map[string]string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, name+".csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(recs) < 2 {
+		t.Fatalf("%s: %v (%d records)", name, err, len(recs))
+	}
+	var out []map[string]string
+	for _, r := range recs[1:] {
+		m := map[string]string{}
+		for j, h := range recs[0] {
+			m[h] = r[j]
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func rowWhere(t *testing.T, rows []map[string]string, col, val string) map[string]string {
+	t.Helper()
+	for _, r := range rows {
+		if r[col] == val {
+			return r
+		}
+	}
+	t.Fatalf("no row with %s = %s", col, val)
+	return nil
+}
+
+func cnum(t *testing.T, r map[string]string, col string) float64 {
+	t.Helper()
+	x, err := strconv.ParseFloat(r[col], 64)
+	if err != nil {
+		t.Fatalf("column %s: %v", col, err)
+	}
+	return x
+}
+
+func near(t *testing.T, what string, got, want, tol float64) {
+	t.Helper()
+	if !(math.Abs(got-want) <= tol) {
+		t.Errorf("%s = %.4g, want %.4g ± %g", what, got, want, tol)
+	}
+}
+
+func atLeast(t *testing.T, what string, got, min float64) {
+	t.Helper()
+	if !(got >= min) {
+		t.Errorf("%s = %.4g, want ≥ %g", what, got, min)
 	}
 }
 

@@ -118,6 +118,10 @@ type Figure struct {
 	Series         []Series
 	// Width, Height in centimetres (0: 16 × 10).
 	Width, Height float64
+	// LegendBottom, LegendLeft move the legend (default: top right).
+	LegendBottom, LegendLeft bool
+	// Dense draws Points series with small markers (scatter plots of draws).
+	Dense bool
 }
 
 // Output is what an experiment produced.

@@ -113,9 +113,12 @@ func gmmGridPosterior(m model.Model, xs []float64, box [4]float64, nGrid, nb int
 func gmmExperiment(ctx context.Context, o Options) (*Output, error) {
 	N, T, Tnp, burn, b := 1000000, 20000, 40000, 1000, 1000
 	if o.Quick {
-		N, T, Tnp, burn = 100000, 3000, 3000, 300
+		N, T, Tnp, burn = 100000, 12000, 12000, 1000
 	}
 	reps := o.repeats(20)
+	if o.Quick && o.Repeats == 0 {
+		reps = 4 // pooled over 4 chains: the smoke test checks the means
+	}
 	const delta = 1e-6
 	F := 100 / float64(N)
 	t := GMMData(N, o.Seed)
@@ -222,7 +225,7 @@ func gmmExperiment(ctx context.Context, o Options) (*Output, error) {
 	}
 	// Figure 2: samples of one DP chain and one non-private chain.
 	fs := &Figure{Name: "gmm_samples", Title: fmt.Sprintf("GMM samples: non-private (%d) vs DP Barker (%d, (%.2f, %g)-DP)", Tnp-burn, T-burn, best.Epsilon, delta),
-		XLabel: "θ1", YLabel: "θ2", Width: 14, Height: 12}
+		XLabel: "θ1", YLabel: "θ2", Width: 14, Height: 12, Dense: true}
 	for k, c := range []chainOut{np[0], dp[0]} {
 		s := Series{Label: [...]string{"non-private", "DP Barker"}[k], Points: true}
 		for _, p := range c.Draws[burn:] {

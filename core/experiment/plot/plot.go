@@ -35,7 +35,8 @@ func Render(f *experiment.Figure, dir string) ([]string, error) {
 	p.Title.Text = f.Title
 	p.X.Label.Text = f.XLabel
 	p.Y.Label.Text = f.YLabel
-	p.Legend.Top = true
+	p.Legend.Top = !f.LegendBottom
+	p.Legend.Left = f.LegendLeft
 	if f.LogX {
 		p.X.Scale = plot.LogScale{}
 	}
@@ -85,7 +86,10 @@ func Render(f *experiment.Figure, dir string) ([]string, error) {
 				return nil, err
 			}
 			sc.GlyphStyle.Color = col
-			sc.GlyphStyle.Radius = vg.Points(1)
+			sc.GlyphStyle.Radius = vg.Points(3)
+			if f.Dense {
+				sc.GlyphStyle.Radius = vg.Points(1)
+			}
 			sc.GlyphStyle.Shape = draw.CircleGlyph{}
 			p.Add(sc)
 			p.Legend.Add(s.Label, sc)
