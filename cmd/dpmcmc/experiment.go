@@ -37,7 +37,11 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 		quiet   bool
 		epsList string
 		algs    string
+		nRows   int
+		resume  string
 	)
+	fs.IntVar(&nRows, "n", 0, "data rows of banana, gauss, clipping (default: the paper's 100000; 10000 with --quick)")
+	fs.StringVar(&resume, "resume", "", "banana, gauss: reuse the (algorithm, ε) cells of this earlier NAME_runs.csv that have the repeats asked for")
 	fs.StringVar(&epsList, "eps", "", "comma-separated ε values (default: the paper's grid)")
 	fs.StringVar(&algs, "algorithms", "", "comma-separated algorithms to run (default: all)")
 	fs.BoolVar(&quick, "quick", false, "CI-sized run (small n, few ε, one repeat)")
@@ -76,7 +80,7 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	o := experiment.Options{Quick: quick, Repeats: repeats, Seed: seed, Workers: workers}
+	o := experiment.Options{Quick: quick, Repeats: repeats, Seed: seed, Workers: workers, N: nRows, Resume: resume}
 	for _, f := range strings.Split(epsList, ",") {
 		if f = strings.TrimSpace(f); f == "" {
 			continue

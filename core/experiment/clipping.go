@@ -51,7 +51,7 @@ func clippingExperiment(ctx context.Context, o Options) (*Output, error) {
 	var figs []*Figure
 	var lines []string
 	for si, s := range sets {
-		p, err := makeProblem(s.model, o.Quick, o.Seed)
+		p, err := makeProblem(s.model, o.Quick, o.Seed, o.N)
 		if err != nil {
 			return nil, err
 		}

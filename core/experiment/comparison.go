@@ -2,8 +2,12 @@ package experiment
 
 import (
 	"context"
+	"encoding/csv"
 	"fmt"
 	"math"
+	"os"
+	"strconv"
+	"strings"
 
 	"github.com/dpmcmc/dpmcmc/core/mcmc"
 	"github.com/dpmcmc/dpmcmc/core/model"
@@ -159,10 +163,13 @@ func comparisonAlgs(name string) []dpAlg {
 	}
 }
 
-func makeProblem(name string, quick bool, seed uint64) (*problem, error) {
+func makeProblem(name string, quick bool, seed uint64, nOverride int) (*problem, error) {
 	n := 100000
 	if quick {
 		n = 10000
+	}
+	if nOverride > 0 {
+		n = nOverride
 	}
 	if name == "banana" {
 		return bananaProblem(n, seed)
@@ -171,7 +178,7 @@ func makeProblem(name string, quick bool, seed uint64) (*problem, error) {
 }
 
 func comparison(ctx context.Context, o Options, name string) (*Output, error) {
-	p, err := makeProblem(name, o.Quick, o.Seed)
+	p, err := makeProblem(name, o.Quick, o.Seed, o.N)
 	if err != nil {
 		return nil, err
 	}
@@ -188,18 +195,38 @@ func comparison(ctx context.Context, o Options, name string) (*Output, error) {
 
 	runs := &Table{Name: name + "_runs", Header: []string{"model", "algorithm", "epsilon", "repeat", "iters_per_chain", "iters_total", "epsilon_spent", "delta", "mmd", "mean_error", "acceptance", "clip_fraction", "divergent", "note"}}
 	sum := &Table{Name: name + "_summary", Header: []string{"model", "algorithm", "epsilon", "iters_total", "epsilon_spent", "mmd_median", "mmd_q25", "mmd_q75", "mmd_mean", "mmd_se", "mean_error_median", "mean_error_q25", "mean_error_q75", "acceptance_mean", "clip_fraction_mean", "repeats"}}
-	figMMD := &Figure{Name: name + "_mmd", Title: fmt.Sprintf("%s: MMD vs ε (median, IQR; %d repeats)", name, reps), XLabel: "ε", YLabel: "MMD", LogY: true}
+	figMMD := &Figure{Name: name + "_mmd", Title: fmt.Sprintf("%s: MMD vs ε (median, IQR over repeats)", name), XLabel: "ε", YLabel: "MMD", LogY: true}
 	figME := &Figure{Name: name + "_mean_error", Title: fmt.Sprintf("%s: mean error vs ε (median, IQR)", name), XLabel: "ε", YLabel: "‖mean − true mean‖", LogY: true}
 	// The same starting points for every algorithm and ε (§4.1).
 	starts := normalStarts(p.truth, p.startSD, chains*reps, o.Seed+1000)
 	var lines []string
+	prev, err := readRuns(o.Resume, name, p.n)
+	if err != nil {
+		return nil, err
+	}
 	for ai, a := range algs {
-		if !o.wants(a.name) {
-			continue
-		}
 		sm := Series{Label: a.name}
 		se := Series{Label: a.name}
 		for ei, e := range eps {
+			var mmds, mes, accs, clips []float64
+			if old := prev[runKey{a.name, e}]; len(old) > 0 && (len(old) >= reps || !o.wants(a.name)) {
+				// Reused from the earlier run: its rows as they were.
+				k := min(len(old), reps)
+				if !o.wants(a.name) {
+					k = len(old)
+				}
+				for _, r := range old[:k] {
+					runs.Rows = append(runs.Rows, r.row)
+					mmds, mes, accs, clips = append(mmds, r.mmd), append(mes, r.me), append(accs, r.acc), append(clips, r.clip)
+				}
+				o.logf("%s %s ε=%g: %d repeats reused from %s", name, a.name, e, k, o.Resume)
+				line := summarise(sum, &sm, &se, name, a.name, e, old[0].itersTotal, old[0].spent, mmds, mes, accs, clips)
+				lines = append(lines, line+" (reused)")
+				continue
+			}
+			if !o.wants(a.name) {
+				continue
+			}
 			pl, err := a.plan(p, e, delta, chains, o.Quick)
 			if err != nil {
 				return nil, fmt.Errorf("%s %s ε=%g: %w", name, a.name, e, err)
@@ -215,7 +242,6 @@ func comparison(ctx context.Context, o Options, name string) (*Output, error) {
 			if err != nil {
 				return nil, err
 			}
-			var mmds, mes, accs, clips []float64
 			for r := 0; r < reps; r++ {
 				ch := out[r*chains : (r+1)*chains]
 				s := secondHalf(ch)
@@ -236,20 +262,12 @@ func comparison(ctx context.Context, o Options, name string) (*Output, error) {
 				runs.Add(name, a.name, e, r, pl.iters, chains*pl.iters, pl.spent, delta, mmd, me, accR, clipR, div, pl.note)
 				mmds, mes, accs, clips = append(mmds, mmd), append(mes, me), append(accs, accR), append(clips, clipR)
 			}
-			mm, mse := meanSE(mmds)
-			am, _ := meanSE(accs)
-			cm, _ := meanSE(clips)
-			q := func(v []float64, p float64) float64 { return quantile(v, p) }
-			sum.Add(name, a.name, e, chains*pl.iters, pl.spent, q(mmds, 0.5), q(mmds, 0.25), q(mmds, 0.75), mm, mse,
-				q(mes, 0.5), q(mes, 0.25), q(mes, 0.75), am, cm, reps)
-			sm.X, sm.Y = append(sm.X, e), append(sm.Y, q(mmds, 0.5))
-			sm.Lo, sm.Hi = append(sm.Lo, q(mmds, 0.25)), append(sm.Hi, q(mmds, 0.75))
-			se.X, se.Y = append(se.X, e), append(se.Y, q(mes, 0.5))
-			se.Lo, se.Hi = append(se.Lo, q(mes, 0.25)), append(se.Hi, q(mes, 0.75))
-			line := fmt.Sprintf("%s %-10s ε=%-4g iters=%-6d spent ε=%.4g  MMD median %.4g [%.4g, %.4g]  mean err median %.4g  accept %.3f",
-				name, a.name, e, chains*pl.iters, pl.spent, q(mmds, 0.5), q(mmds, 0.25), q(mmds, 0.75), q(mes, 0.5), am)
+			line := summarise(sum, &sm, &se, name, a.name, e, chains*pl.iters, pl.spent, mmds, mes, accs, clips)
 			o.logf("%s", line)
 			lines = append(lines, line)
+		}
+		if len(sm.X) == 0 {
+			continue
 		}
 		figMMD.Series = append(figMMD.Series, sm)
 		figME.Series = append(figME.Series, se)
@@ -274,4 +292,71 @@ func quantile(v []float64, p float64) float64 {
 // spentGaussian is ε at δ of iters releases of μ-GDP steps.
 func spentGaussian(mu float64, iters int, delta float64) (float64, error) {
 	return privacy.TightGaussian{Mu: mu}.Repeat(float64(iters)).Epsilon(delta)
+}
+
+// summarise adds the summary row of one (algorithm, ε) cell and its points.
+func summarise(sum *Table, sm, se *Series, name, alg string, e float64, itersTotal int, spent float64, mmds, mes, accs, clips []float64) string {
+	mm, mse := meanSE(mmds)
+	am, _ := meanSE(accs)
+	cm, _ := meanSE(clips)
+	q := quantile
+	sum.Add(name, alg, e, itersTotal, spent, q(mmds, 0.5), q(mmds, 0.25), q(mmds, 0.75), mm, mse,
+		q(mes, 0.5), q(mes, 0.25), q(mes, 0.75), am, cm, len(mmds))
+	sm.X, sm.Y = append(sm.X, e), append(sm.Y, q(mmds, 0.5))
+	sm.Lo, sm.Hi = append(sm.Lo, q(mmds, 0.25)), append(sm.Hi, q(mmds, 0.75))
+	se.X, se.Y = append(se.X, e), append(se.Y, q(mes, 0.5))
+	se.Lo, se.Hi = append(se.Lo, q(mes, 0.25)), append(se.Hi, q(mes, 0.75))
+	return fmt.Sprintf("%s %-10s ε=%-4g iters=%-6d spent ε=%.4g  MMD median %.4g [%.4g, %.4g]  mean err median %.4g  accept %.3f  (%d repeats)",
+		name, alg, e, itersTotal, spent, q(mmds, 0.5), q(mmds, 0.25), q(mmds, 0.75), q(mes, 0.5), am, len(mmds))
+}
+
+type runKey struct {
+	alg string
+	eps float64
+}
+
+type prevRun struct {
+	row                 []any
+	itersTotal          int
+	spent, mmd, me, acc float64
+	clip                float64
+}
+
+// readRuns reads an earlier runs table of experiment name (rows of other
+// models, or of another n — told apart by δ = 0.1/n — are refused).
+func readRuns(path, name string, n int) (map[runKey][]prevRun, error) {
+	out := map[runKey][]prevRun{}
+	if path == "" {
+		return out, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("resume %s: %w", path, err)
+	}
+	want := []string{"model", "algorithm", "epsilon", "repeat", "iters_per_chain", "iters_total", "epsilon_spent", "delta", "mmd", "mean_error", "acceptance", "clip_fraction", "divergent", "note"}
+	if len(recs) == 0 || strings.Join(recs[0], ",") != strings.Join(want, ",") {
+		return nil, fmt.Errorf("resume %s: not a runs table of the comparison experiments", path)
+	}
+	for _, r := range recs[1:] {
+		if r[0] != name {
+			return nil, fmt.Errorf("resume %s: rows of %s, not %s", path, r[0], name)
+		}
+		fl := func(j int) float64 { v, _ := strconv.ParseFloat(r[j], 64); return v }
+		if d := fl(7); math.Abs(d-0.1/float64(n)) > 1e-12 {
+			return nil, fmt.Errorf("resume %s: δ = %g, not 0.1/n for n = %d", path, d, n)
+		}
+		it, _ := strconv.Atoi(r[5])
+		row := make([]any, len(r))
+		for j, v := range r {
+			row[j] = v
+		}
+		k := runKey{r[1], fl(2)}
+		out[k] = append(out[k], prevRun{row: row, itersTotal: it, spent: fl(6), mmd: fl(8), me: fl(9), acc: fl(10), clip: fl(11)})
+	}
+	return out, nil
 }

@@ -43,6 +43,14 @@ type Options struct {
 	Epsilons []float64
 	// Algorithms restricts the algorithms run (nil: all).
 	Algorithms []string
+	// N overrides the number of data rows of the banana, gauss and
+	// clipping experiments (0: the paper's 10⁵, 10⁴ when Quick).
+	N int
+	// Resume is a runs table (NAME_runs.csv) of an earlier run of the
+	// banana or gauss experiment: its (algorithm, ε) cells with at least
+	// the wanted repeats are reused, not run again; cells of algorithms
+	// not wanted are kept as they are.
+	Resume string
 }
 
 func (o Options) eps(def []float64) []float64 {
