@@ -38,11 +38,11 @@ func (m *GMM) rowLogLik(theta []float64, x float64) float64 {
 	a := -d1 * d1 * m.h
 	b := -d2 * d2 * m.h
 	// log(½eᵃ + ½eᵇ) = max(a,b) + log1p(e^{−|a−b|}) − log 2
-	return max(a, b) + log1pExpNegFast(math.Abs(a-b)) - math.Ln2 - m.k
+	return max(a, b) + log1pExpNeg(math.Abs(a-b)) - math.Ln2 - m.k
 }
 
 // LogLik implements Model. It works in batches of batchLen rows: a, b and
-// |a − b| in one loop, log1p(e^{−|a−b|}) by the branch-free expLog1pBatch,
+// |a − b| in one loop, log1p(e^{−|a−b|}) by the table kernel log1pExpNegBatch,
 // then the sum in rowLogLik's order: bit for bit rowLogLik, the scalar
 // reference.
 func (m *GMM) LogLik(theta []float64, rows []int, out []float64) {
@@ -82,8 +82,9 @@ func (m *GMM) LogLik(theta []float64, rows []int, out []float64) {
 				o[k] = math.Abs(a - b)
 			}
 		}
-		expLog1pBatch(o, tb[:len(o)])
-		for k, v := range o {
+		t := tb[:len(o)]
+		log1pExpNegBatch(o, t)
+		for k, v := range t {
 			o[k] = m.f * (mx[k] + v - math.Ln2 - m.k)
 		}
 	}

@@ -112,7 +112,7 @@ const halfLog2Pi = 0.91893853320467274178032973640561763986139747363778 // ½·l
 // softplus(z) = log(1 + e^z) = max(z, 0) + log1p(e^{−|z|}), computed stably
 // and without a data-dependent branch (the sign of z is unpredictable).
 func softplus(z float64) float64 {
-	return max(z, 0) + log1pExpNegFast(math.Abs(z))
+	return max(z, 0) + log1pExpNeg(math.Abs(z))
 }
 
 // sigmoid(z) = 1/(1+e^{−z}), computed stably.
@@ -143,8 +143,9 @@ type Logistic struct {
 }
 
 // The logistic passes work in batches of batchLen rows: z_i = sgn_i·η_i by
-// matVec, then one branch-free exp/log1p loop (expLog1pBatch) and a cheap
-// combining loop. With t = e^{−|z|}:
+// matVec, then one branch-free loop for the log-likelihood (negSoftplusBatch,
+// table-driven log(1 + e^{−|z|}), softplus.go) and, for the gradient, one
+// for t = e^{−|z|} (expNegBatch). With t:
 //
 //	ℓ_i = −F·(max(z, 0) + log1p(t)),  ∂ℓ_i/∂η_i = F·(y_i − σ(η_i)) = −F·sgn_i·σ(z)
 //
@@ -183,25 +184,28 @@ func (m *Logistic) logLikGrad(theta []float64, rows []int, out, grad []float64) 
 		if out != nil {
 			l = out[lo:hi]
 		}
-		for k := range z {
-			i := lo + k
-			if rows != nil {
-				i = rows[i]
+		if rows == nil {
+			sg := m.sgn[lo:hi]
+			for k, s := range sg[:len(z)] {
+				z[k] *= s
 			}
-			z[k] *= m.sgn[i]
-			l[k] = math.Abs(z[k])
+		} else {
+			for k, i := range rows[lo:hi] {
+				z[k] *= m.sgn[i]
+			}
 		}
-		t := tb[:len(z)]
-		expLog1pBatch(l, t)
-		for k, zk := range z {
-			l[k] = -f * (posPart(zk) + l[k])
-		}
+		negSoftplusBatch(z, l, f)
 		if out == nil {
 			for _, v := range l {
 				sum += v
 			}
 		}
 		if grad != nil {
+			t := tb[:len(z)]
+			for k, zk := range z {
+				t[k] = math.Abs(zk)
+			}
+			expNegBatch(t)
 			m.gradBatch(rows, lo, z, t, grad)
 		}
 	}
