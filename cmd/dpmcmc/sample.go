@@ -352,18 +352,35 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	}
 	defer file.Close()
 	start := time.Now()
-	tab, lrep, err := run.LoadData(file, cfg)
-	if err != nil {
-		return fmt.Errorf("%s: %w", f.data, err)
-	}
-	if !f.quiet {
-		fmt.Fprintf(stderr, "loaded %s: %d rows × %d columns in %s\n", f.data, lrep.Rows, tab.Cols(), time.Since(start).Round(time.Millisecond))
-		if lrep.DroppedRows > 0 {
-			fmt.Fprintf(stderr, "dropped %d rows with missing values (not private, not exported)\n", lrep.DroppedRows)
+	loaded := func(lrep *dataset.LoadReport) {
+		if !f.quiet {
+			fmt.Fprintf(stderr, "loaded %s: %d rows × %d columns in %s\n", f.data, lrep.Rows, lrep.Columns, time.Since(start).Round(time.Millisecond))
+			if lrep.DroppedRows > 0 {
+				fmt.Fprintf(stderr, "dropped %d rows with missing values (not private, not exported)\n", lrep.DroppedRows)
+			}
 		}
 	}
-	p, err := run.Prepare(cfg, tab)
-	if err != nil {
+	// The rows go straight into the model's storage (bounded memory for
+	// large files); on a data error, or a model that cannot be built from
+	// chunks, the whole table is read again to report or run exactly as
+	// before.
+	p, lrep, err := run.PrepareStream(file, cfg)
+	switch {
+	case err == nil:
+		loaded(lrep)
+	case errors.Is(err, run.ErrNotStreamed):
+		if _, err := file.Seek(0, io.SeekStart); err != nil {
+			return fmt.Errorf("%s: %w", f.data, err)
+		}
+		tab, lrep, err := run.LoadData(file, cfg)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.data, err)
+		}
+		loaded(lrep)
+		if p, err = run.Prepare(cfg, tab); err != nil {
+			return err
+		}
+	default:
 		return err
 	}
 	if pl := p.Plan; pl.Private && !f.quiet {

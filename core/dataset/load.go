@@ -54,10 +54,7 @@ func load(src io.Reader, opts Options, tu tuning) (*Table, *LoadReport, error) {
 	}
 	rep := rd.Report()
 	if rd.rows == 0 {
-		if rd.dropped > 0 {
-			return nil, &rep, &ParseError{Err: errorf(ErrNoRows, fmt.Sprintf("no data rows left: all %d rows have a missing value", rd.dropped))}
-		}
-		return nil, &rep, &ParseError{Line: rd.hline, Err: errorf(ErrNoRows, "the file has a header but no data rows")}
+		return nil, &rep, noRows(rd)
 	}
 	t := &Table{
 		Names:    rd.names,
@@ -68,6 +65,14 @@ func load(src io.Reader, opts Options, tu tuning) (*Table, *LoadReport, error) {
 		fileCols: rd.fileCol,
 	}
 	return t, &rep, nil
+}
+
+// noRows is the error for a file without (kept) data rows.
+func noRows(rd *Reader) error {
+	if rd.dropped > 0 {
+		return &ParseError{Err: errorf(ErrNoRows, fmt.Sprintf("no data rows left: all %d rows have a missing value", rd.dropped))}
+	}
+	return &ParseError{Line: rd.hline, Err: errorf(ErrNoRows, "the file has a header but no data rows")}
 }
 
 // probeRows is the number of rows after which Load, when it knows the input

@@ -23,8 +23,14 @@
 //   - RFC 4180 quoting: quoted fields may hold delimiters, line ends and
 //     doubled quotes (""); "Excel-style" quoted numbers such as "1.5" are
 //     numbers; a quote inside an unquoted field is an error;
-//   - a UTF-8 byte order mark; LF, CRLF or lone CR line ends; a missing final
-//     line end; blank (or all-space) lines anywhere, which are skipped;
+//   - UTF-8 text: a byte order mark is skipped (a repeated one too), and a
+//     column name that is not valid UTF-8 (a file saved as Windows-1252 or
+//     Latin-1) is an error naming its line and column, with the fix;
+//   - Excel's delimiter hint, a first line "sep=;" (or "sep=,", "sep=|",
+//     "sep=<tab>", optionally quoted), which sets the delimiter unless
+//     Options.Delimiter is given and is not the header;
+//   - LF, CRLF or lone CR line ends; a missing final line end; blank (or
+//     all-space) lines anywhere, which are skipped;
 //   - spaces (and tabs, unless tab is the delimiter) around fields, which are
 //     trimmed, inside quotes too;
 //   - numbers in plain or exponent notation ("12", "-0.5", ".5", "1e-3",
@@ -57,7 +63,9 @@
 // strconv.ParseFloat without allocating) and stores values contiguously.
 // Memory is bounded: Reader uses about the buffer size whatever the file's
 // length; Load peaks at about the size of the loaded values when the input's
-// size is known (a file) and about twice that otherwise.
+// size is known (a file) and about twice that otherwise; Chunks hands the
+// rows over in small reused tables, for callers that copy them into their
+// own storage.
 package dataset
 
 import "fmt"

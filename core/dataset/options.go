@@ -75,6 +75,7 @@ type Options struct {
 // data: they are local diagnostics to show on screen, never to export.
 type LoadReport struct {
 	Rows        int   // rows loaded
+	Columns     int   // columns loaded (Options.Columns, or all)
 	DroppedRows int   // rows dropped for missing values (MissingDropRows)
 	Delimiter   rune  // the delimiter used (detected or given)
 	Bytes       int64 // bytes read from the source

@@ -404,7 +404,7 @@ func (r *Reader) Line() int { return r.rowLine }
 // it describes the whole load. Its counts are local diagnostics (see
 // LoadReport).
 func (r *Reader) Report() LoadReport {
-	return LoadReport{Rows: r.rows, DroppedRows: r.dropped, Delimiter: rune(r.delim), Bytes: r.bytes}
+	return LoadReport{Rows: r.rows, Columns: len(r.names), DroppedRows: r.dropped, Delimiter: rune(r.delim), Bytes: r.bytes}
 }
 
 // Next returns the next row of values (one per loaded column, in output

@@ -15,17 +15,10 @@ import (
 )
 
 // LoadData reads the CSV the config describes. Only the columns the model
-// uses are parsed when the model names them.
+// uses are parsed when the model names them. (PrepareStream, in load.go,
+// reads a file and prepares the run without holding the table.)
 func LoadData(r io.Reader, cfg *Config) (*dataset.Table, *dataset.LoadReport, error) {
-	opts := cfg.LoadOptions()
-	if len(cfg.Model.Predictors) > 0 {
-		cols := append([]string(nil), cfg.Model.Predictors...)
-		if cfg.Model.Outcome != "" {
-			cols = append([]string{cfg.Model.Outcome}, cols...)
-		}
-		opts.Columns = cols
-	}
-	return dataset.Load(r, opts)
+	return dataset.Load(r, dataOptions(cfg))
 }
 
 // Prepared is a validated config bound to a dataset and a model, ready to run
@@ -55,6 +48,12 @@ func Prepare(cfg *Config, t *dataset.Table) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
+	return prepareModel(cfg, m, t.Names, clipped)
+}
+
+// prepareModel is Prepare once the model is built (names: the loaded
+// columns).
+func prepareModel(cfg *Config, m model.Model, names []string, clipped dataset.ClipCounts) (*Prepared, error) {
 	if err := export.CheckNames(m.ParamNames()); err != nil {
 		return nil, fmt.Errorf("%w (rename the column before loading)", err)
 	}
@@ -71,7 +70,7 @@ func Prepare(cfg *Config, t *dataset.Table) (*Prepared, error) {
 		return nil, fmt.Errorf("algorithm %s is not private: it cannot spend a privacy budget (choose a dp-* algorithm, or run without one)", cfg.Algorithm)
 	}
 	if IsPrivate(cfg.Algorithm) {
-		if err := checkPublicBounds(cfg, t); err != nil {
+		if err := checkPublicBounds(cfg, names); err != nil {
 			return nil, err
 		}
 	}
@@ -88,10 +87,10 @@ func Prepare(cfg *Config, t *dataset.Table) (*Prepared, error) {
 // checkPublicBounds refuses a private run on a regression model unless every
 // column the model reads has a public bound: without one the per-row
 // sensitivities the accountant relies on do not hold.
-func checkPublicBounds(cfg *Config, t *dataset.Table) error {
+func checkPublicBounds(cfg *Config, names []string) error {
 	cols := cfg.Model.Predictors
 	if len(cols) == 0 {
-		cols = t.Names
+		cols = names
 	} else if cfg.Model.Outcome != "" {
 		cols = append([]string{cfg.Model.Outcome}, cols...)
 	}
