@@ -92,7 +92,7 @@ var quickChecks = map[string]func(t *testing.T, dir string){
 			case r["algorithm"] == "mh (non-private)":
 				atLeast(t, "mh accuracy", acc, 0.88)
 			case r["algorithm"] == "dp-penalty" && r["step_epsilon"] == "1":
-				atLeast(t, "dp-penalty ε=1 accuracy", acc, 0.85)
+				atLeast(t, "dp-penalty ε=1 accuracy", acc, 0.8) // majority class: 0.63
 			}
 			if a < 0.1 || a > 0.97 {
 				t.Errorf("%s ε=%s: acceptance %g", r["algorithm"], r["step_epsilon"], a)

@@ -193,7 +193,7 @@ func fastmhExperiment(ctx context.Context, o Options) (*Output, error) {
 					}
 					totE = rep.Epsilon
 				}
-				stepSD, mbF, freeF := math.NaN(), math.NaN(), math.NaN()
+				stepSD, mbF, freeF := 0.06, 0.0, 0.0 // dp-penalty, dp-barker: no branches
 				if fk, ok := ch.Kernel.(*mcmc.DPFastMH); ok {
 					st := fk.Stats()
 					stepSD = fk.StepSize()
@@ -308,7 +308,7 @@ func reachLines(curve, reach *Table, eps float64, T int) []string {
 			}
 			if !found {
 				last := s[len(s)-1]
-				reach.Add(name, eps, int(p.it), p.kl, p.passes, -1, last.passes, math.NaN())
+				reach.Add(name, eps, int(p.it), p.kl, p.passes, "not reached", last.passes, "")
 				out = append(out, fmt.Sprintf("ε=%g: %s does not reach dp-penalty's sym KL %.4f (after %d iterations) within %d iterations (its final sym KL %.4f, %.1f passes read)",
 					eps, name, p.kl, int(p.it), int(last.it), last.kl, last.passes))
 			}
