@@ -209,17 +209,16 @@ func comparison(ctx context.Context, o Options, name string) (*Output, error) {
 		se := Series{Label: a.name}
 		for ei, e := range eps {
 			var mmds, mes, accs, clips []float64
-			if old := prev[runKey{a.name, e}]; len(old) > 0 && (len(old) >= reps || !o.wants(a.name)) {
-				// Reused from the earlier run: its rows as they were.
-				k := min(len(old), reps)
-				if !o.wants(a.name) {
-					k = len(old)
-				}
-				for _, r := range old[:k] {
-					runs.Rows = append(runs.Rows, r.row)
-					mmds, mes, accs, clips = append(mmds, r.mmd), append(mes, r.me), append(accs, r.acc), append(clips, r.clip)
-				}
-				o.logf("%s %s ε=%g: %d repeats reused from %s", name, a.name, e, k, o.Resume)
+			// Repeats 0..len(old)−1 of an earlier run are reused as they
+			// were (same seed: the same starting points); only the missing
+			// repeats run.
+			old := prev[runKey{a.name, e}]
+			for _, r := range old {
+				runs.Rows = append(runs.Rows, r.row)
+				mmds, mes, accs, clips = append(mmds, r.mmd), append(mes, r.me), append(accs, r.acc), append(clips, r.clip)
+			}
+			if len(old) > 0 && (len(old) >= reps || !o.wants(a.name)) {
+				o.logf("%s %s ε=%g: %d repeats reused from %s", name, a.name, e, len(old), o.Resume)
 				line := summarise(sum, &sm, &se, name, a.name, e, old[0].itersTotal, old[0].spent, mmds, mes, accs, clips)
 				lines = append(lines, line+" (reused)")
 				continue
@@ -227,23 +226,27 @@ func comparison(ctx context.Context, o Options, name string) (*Output, error) {
 			if !o.wants(a.name) {
 				continue
 			}
+			first := len(old)
 			pl, err := a.plan(p, e, delta, chains, o.Quick)
 			if err != nil {
 				return nil, fmt.Errorf("%s %s ε=%g: %w", name, a.name, e, err)
 			}
+			if first > 0 && (old[0].itersTotal != chains*pl.iters || math.Abs(old[0].spent-pl.spent) > 1e-5*pl.spent) {
+				return nil, fmt.Errorf("%s %s ε=%g: the resumed run had %d iterations (ε %g), this plan %d (ε %g)", name, a.name, e, old[0].itersTotal, old[0].spent, chains*pl.iters, pl.spent)
+			}
 			var jobs []job
-			for r := 0; r < reps; r++ {
+			for r := first; r < reps; r++ {
 				for c := 0; c < chains; c++ {
 					jobs = append(jobs, job{newKernel: pl.newKernel, init: starts[r*chains+c], iters: pl.iters,
 						id: ((ai*len(eps)+ei)*reps+r)*chains + c, thin: pl.thin})
 				}
 			}
-			out, err := runJobs(ctx, o, o.Seed+uint64(ai*1000+ei), jobs)
+			out, err := runJobs(ctx, o, o.Seed+uint64(ai*1000+ei)+uint64(first)<<20, jobs)
 			if err != nil {
 				return nil, err
 			}
-			for r := 0; r < reps; r++ {
-				ch := out[r*chains : (r+1)*chains]
+			for r := first; r < reps; r++ {
+				ch := out[(r-first)*chains : (r-first+1)*chains]
 				s := secondHalf(ch)
 				mmd, _ := MMD(s, p.ref, newRand(o.Seed, uint64(7000+r)))
 				refMean, _ := Moments(p.ref)
@@ -356,6 +359,9 @@ func readRuns(path, name string, n int) (map[runKey][]prevRun, error) {
 			row[j] = v
 		}
 		k := runKey{r[1], fl(2)}
+		if rep, err := strconv.Atoi(r[3]); err != nil || rep != len(out[k]) {
+			return nil, fmt.Errorf("resume %s: %s ε=%s: repeat %s out of order", path, r[1], r[2], r[3])
+		}
 		out[k] = append(out[k], prevRun{row: row, itersTotal: it, spent: fl(6), mmd: fl(8), me: fl(9), acc: fl(10), clip: fl(11)})
 	}
 	return out, nil
