@@ -44,35 +44,7 @@ func TestDPFastMHMoG(t *testing.T) {
 		t.Errorf("untruncated grid posterior does not reproduce the anchors")
 	}
 	cfg := DPFastMHConfig{Step: 0.06, Lambda: 10, BatchCap: 60, StepEpsilon: 0.05, StepDelta: 1e-5, Box: box}
-	var kernels []*DPFastMH
-	mk := func() (Kernel, error) {
-		k, err := NewDPFastMH(m, cfg)
-		if err == nil {
-			kernels = append(kernels, k)
-		}
-		return k, err
-	}
-	r := rand.New(rand.NewPCG(5, 5))
-	starts := make([][]float64, 4)
-	for c := range starts {
-		starts[c] = g.draw(r)
-	}
-	draws, acc := runChains(t, mk, starts, 31, 1000, 20000)
-	var st FastMHStats
-	for _, k := range kernels {
-		s := k.Stats()
-		st.Iters += s.Iters
-		st.Minibatch += s.Minibatch
-		st.Full += s.Full
-		st.Free += s.Free
-		st.RowsTouched += s.RowsTouched
-	}
-	k0 := kernels[0]
-	c, C := k0.Bound()
-	_, _, e2, d2 := k0.StepBudget()
-	t.Logf("c = %.5f, C = %.2f, K = %d, ε₂ = %.3f, δ₂ = %.3g; acceptance %.3f; minibatch %.1f%%, full %.1f%%, free %.1f%% of iterations; rows touched %.1f%% per iteration",
-		c, C, k0.BatchCap(), e2, d2, acc, 100*float64(st.Minibatch)/float64(st.Iters), 100*float64(st.Full)/float64(st.Iters),
-		100*float64(st.Free)/float64(st.Iters), 100*st.RowFraction(N))
+	draws := mogChains(t, m, cfg, g, N, 5, 31)
 	chainMoments(t, draws, 4, 2, 1000, g.mean[:], g.variance[:], 0.05)
 	rep, err := cfg.Account(20000, 1e-5*20000*2)
 	if err != nil {
@@ -120,6 +92,15 @@ func TestDPFastMHMoGAnchors(t *testing.T) {
 	}
 	K := 60
 	cfg := DPFastMHConfig{Step: 0.06, Lambda: 10, BatchCap: K, StepEpsilon: 0.05, StepDelta: 1e-5, Box: box}
+	draws := mogChains(t, m, cfg, g, N, 6, 41)
+	chainMoments(t, draws, 4, 2, 1000, g.mean[:], g.variance[:], 0.05)
+}
+
+// mogChains runs 4 dp-fastmh chains of 1000 warmup + 20,000 draws on the
+// MoG, started at public draws (seed startSeed) from the exact posterior g,
+// logs the branch statistics and returns the draws.
+func mogChains(t *testing.T, m model.Model, cfg DPFastMHConfig, g gridPost, N int, startSeed, chainSeed uint64) []float64 {
+	t.Helper()
 	var kernels []*DPFastMH
 	mk := func() (Kernel, error) {
 		k, err := NewDPFastMH(m, cfg)
@@ -128,12 +109,12 @@ func TestDPFastMHMoGAnchors(t *testing.T) {
 		}
 		return k, err
 	}
-	r := rand.New(rand.NewPCG(6, 6))
+	r := rand.New(rand.NewPCG(startSeed, startSeed))
 	starts := make([][]float64, 4)
 	for c := range starts {
 		starts[c] = g.draw(r)
 	}
-	draws, acc := runChains(t, mk, starts, 41, 1000, 20000)
+	draws, acc := runChains(t, mk, starts, chainSeed, 1000, 20000)
 	var st FastMHStats
 	for _, k := range kernels {
 		s := k.Stats()
@@ -143,11 +124,13 @@ func TestDPFastMHMoGAnchors(t *testing.T) {
 		st.Free += s.Free
 		st.RowsTouched += s.RowsTouched
 	}
-	c, C := kernels[0].Bound()
-	t.Logf("c = %.4f, C = %.2f, K = %d; acceptance %.3f; minibatch %.1f%%, full %.1f%%, free %.1f%% of iterations; rows touched %.2f%% per iteration",
-		c, C, K, acc, 100*float64(st.Minibatch)/float64(st.Iters), 100*float64(st.Full)/float64(st.Iters),
+	k0 := kernels[0]
+	c, C := k0.Bound()
+	_, _, e2, d2 := k0.StepBudget()
+	t.Logf("c = %.5f, C = %.2f, K = %d, ε₂ = %.3f, δ₂ = %.3g; acceptance %.3f; minibatch %.1f%%, full %.1f%%, free %.1f%% of iterations; rows touched %.2f%% per iteration",
+		c, C, k0.BatchCap(), e2, d2, acc, 100*float64(st.Minibatch)/float64(st.Iters), 100*float64(st.Full)/float64(st.Iters),
 		100*float64(st.Free)/float64(st.Iters), 100*st.RowFraction(N))
-	chainMoments(t, draws, 4, 2, 1000, g.mean[:], g.variance[:], 0.05)
+	return draws
 }
 
 // logisticData draws a logistic-regression table: n rows, d predictors
