@@ -19,8 +19,9 @@ var sentinels = []error{
 }
 
 // FuzzLoad checks that Load never panics, that every error is a *ParseError
-// wrapping a sentinel, that a loaded table is well formed, and that the
-// result does not depend on how the input is split into reads.
+// wrapping a sentinel, that a loaded table is well formed (names valid
+// UTF-8, no leading BOM), and that the result does not depend on how the
+// input is split into reads, on the fast path, or on reading it in chunks.
 // The committed corpus under testdata/csv seeds it. In CI it runs briefly:
 //
 //	go test -run '^$' -fuzz FuzzLoad -fuzztime 30s ./core/dataset/
@@ -55,6 +56,18 @@ func FuzzLoad(f *testing.F) {
 		tab3, _, err3 := load(bytes.NewReader(in), opts, tuning{noFast: true})
 		if (err == nil) != (err3 == nil) || (err != nil && err.Error() != err3.Error()) {
 			t.Fatalf("the fast path changes the result: %v vs %v", err, err3)
+		}
+		// Chunks (the CLI's streaming path) delivers the same rows.
+		var chunked []float64
+		_, err4 := Chunks(bytes.NewReader(in), opts, 2, func(c Chunk) error {
+			chunked = append(chunked, c.Data...)
+			return nil
+		})
+		if (err == nil) != (err4 == nil) || (err != nil && err.Error() != err4.Error()) {
+			t.Fatalf("Chunks changes the result: %v vs %v", err, err4)
+		}
+		if err == nil && !slices.Equal(chunked, tab.Data) {
+			t.Fatalf("Chunks changes the data")
 		}
 		if err != nil {
 			var pe *ParseError
