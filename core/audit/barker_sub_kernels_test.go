@@ -113,9 +113,9 @@ func TestAuditDPBarkerSubsampled(t *testing.T) {
 		broken   bool
 		trials   int
 	}{
-		{"correct", 20, 0, false, false, 100000},
-		{"correct", 1, 14, false, false, 100000},
-		{"clip-removed", 1, 14, true, true, 100000},
+		{"correct", 20, 0, false, false, 50000},
+		{"correct", 1, 14, false, false, 50000},
+		{"clip-removed", 1, 14, true, true, 50000},
 	} {
 		t.Run(fmt.Sprintf("%d-steps/%s", c.steps, c.name), func(t *testing.T) {
 			t.Parallel()
