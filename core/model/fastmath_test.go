@@ -329,3 +329,48 @@ func TestKernelsSameBitsEverywhere(t *testing.T) {
 		t.Fatalf("digest %s, want %s", got, want)
 	}
 }
+
+// The fused passes (LogLikDiff, LogLikSum, LogLikRatio with a model's own
+// pass) equal LogLik followed by the subtraction and the row-order sum, bit
+// for bit, for every row set shape (all rows, a subset, partial batches).
+func TestFusedPassesMatch(t *testing.T) {
+	const n = 1000
+	r := rand.New(rand.NewPCG(10, 11))
+	for _, name := range []string{"logistic", "gmm", "linear"} {
+		d := 4
+		if name == "gmm" {
+			d = 1
+		}
+		m := benchModelT(t, name, n, d)
+		for _, rows := range [][]int{nil, {7}, r.Perm(n)[:600], r.Perm(n)[:256]} {
+			k := len(rows)
+			if rows == nil {
+				k = n
+			}
+			th, th2 := make([]float64, m.Dim()), make([]float64, m.Dim())
+			for j := range th {
+				th[j] = r.NormFloat64()
+				th2[j] = th[j] + 0.1*r.NormFloat64()
+			}
+			a, b := make([]float64, k), make([]float64, k)
+			m.LogLik(th, rows, a)
+			m.LogLik(th2, rows, b)
+			sum := 0.0
+			for _, v := range b {
+				sum += v
+			}
+			cur, out := make([]float64, k), make([]float64, k)
+			LogLikRatio(m, th2, th, rows, cur, out)
+			diff := make([]float64, k)
+			LogLikDiff(m, th2, rows, a, diff)
+			for i := range a {
+				if cur[i] != a[i] || out[i] != b[i]-a[i] || diff[i] != b[i]-a[i] {
+					t.Fatalf("%s row %d: ratio %v/%v, diff %v, want %v/%v", name, i, cur[i], out[i], diff[i], a[i], b[i]-a[i])
+				}
+			}
+			if s := LogLikSum(m, th2, rows, make([]float64, k)); s != sum {
+				t.Fatalf("%s: LogLikSum %v, want %v", name, s, sum)
+			}
+		}
+	}
+}

@@ -42,51 +42,92 @@ func (m *GMM) rowLogLik(theta []float64, x float64) float64 {
 }
 
 // LogLik implements Model. It works in batches of batchLen rows: a, b and
-// |a − b| in one loop, log1p(e^{−|a−b|}) by the table kernel log1pExpNegBatch,
-// then the sum in rowLogLik's order: bit for bit rowLogLik, the scalar
-// reference.
+// |a − b| in one loop, log1p(e^{−|a−b|}) by the table kernel
+// log1pExpNegBatch, then the sum in rowLogLik's order: bit for bit
+// rowLogLik, the scalar reference.
 func (m *GMM) LogLik(theta []float64, rows []int, out []float64) {
-	th := theta[:2]
-	t0, t1 := th[0], th[1]
+	m.logLikFused(theta, rows, nil, out, false)
+}
+
+// logLikFused implements fusedPasser (LogLikDiff, LogLikSum).
+func (m *GMM) logLikFused(theta []float64, rows []int, cur, out []float64, sum bool) float64 {
 	n := m.n
 	if rows != nil {
 		n = len(rows)
 	}
 	out = out[:n]
-	var mb, tb [batchLen]float64
+	var xb, mb, tb [batchLen]float64
+	s := 0.0
 	for lo := 0; lo < n; lo += batchLen {
 		o := out[lo:min(lo+batchLen, n)]
-		mx := mb[:len(o)]
-		if rows == nil {
-			x := m.x[lo : lo+len(o)]
-			for k, xv := range x {
-				d1 := xv - t0
-				d2 := d1 - t1
-				a := -d1 * d1 * m.h
-				b := -d2 * d2 * m.h
-				mx[k] = max(a, b)
-				o[k] = math.Abs(a - b)
-			}
-		} else {
-			// gather first: a loop of independent loads keeps many cache
-			// misses in flight (minibatch rows are scattered over the data)
-			for k, i := range rows[lo : lo+len(o)] {
-				mx[k] = m.x[i]
-			}
-			for k, xv := range mx {
-				d1 := xv - t0
-				d2 := d1 - t1
-				a := -d1 * d1 * m.h
-				b := -d2 * d2 * m.h
-				mx[k] = max(a, b)
-				o[k] = math.Abs(a - b)
+		m.batch(m.gather(rows, lo, xb[:len(o)]), theta, o, mb[:len(o)], tb[:len(o)])
+		if cur != nil {
+			c := cur[lo : lo+len(o)]
+			for k, v := range c {
+				o[k] -= v
 			}
 		}
-		t := tb[:len(o)]
-		log1pExpNegBatch(o, t)
-		for k, v := range t {
-			o[k] = m.f * (mx[k] + v - math.Ln2 - m.k)
+		if sum {
+			for _, v := range o {
+				s += v
+			}
 		}
+	}
+	return s
+}
+
+// logLikRatio implements ratioPasser: each batch of rows is gathered once
+// and evaluated at θ (into cur) and θ' (out = ℓ(θ') − ℓ(θ)).
+func (m *GMM) logLikRatio(thetaNew, theta []float64, rows []int, cur, out []float64) {
+	n := m.n
+	if rows != nil {
+		n = len(rows)
+	}
+	out, cur = out[:n], cur[:n]
+	var xb, mb, tb [batchLen]float64
+	for lo := 0; lo < n; lo += batchLen {
+		hi := min(lo+batchLen, n)
+		o, c := out[lo:hi], cur[lo:hi]
+		x := m.gather(rows, lo, xb[:len(o)])
+		m.batch(x, theta, c, mb[:len(o)], tb[:len(o)])
+		m.batch(x, thetaNew, o, mb[:len(o)], tb[:len(o)])
+		for k, v := range c[:len(o)] {
+			o[k] -= v
+		}
+	}
+}
+
+// gather returns the data of rows lo… (len(buf) of them): a view of m.x
+// for rows == nil, else the gathered values in buf (a loop of independent
+// loads, so that many cache misses are in flight: minibatch rows are
+// scattered over the data).
+func (m *GMM) gather(rows []int, lo int, buf []float64) []float64 {
+	if rows == nil {
+		return m.x[lo : lo+len(buf)]
+	}
+	for k, i := range rows[lo : lo+len(buf)] {
+		buf[k] = m.x[i]
+	}
+	return buf
+}
+
+// batch writes o[k] = ℓ(θ) for the data values x (len(o) = len(x)), using
+// mx and t (same length) as scratch.
+func (m *GMM) batch(x, theta, o, mx, t []float64) {
+	th := theta[:2]
+	t0, t1 := th[0], th[1]
+	o, mx = o[:len(x)], mx[:len(x)]
+	for k, xv := range x {
+		d1 := xv - t0
+		d2 := d1 - t1
+		a := -d1 * d1 * m.h
+		b := -d2 * d2 * m.h
+		mx[k] = max(a, b)
+		o[k] = math.Abs(a - b)
+	}
+	log1pExpNegBatch(o, t)
+	for k, v := range t[:len(o)] {
+		o[k] = m.f * (mx[k] + v - math.Ln2 - m.k)
 	}
 }
 

@@ -77,6 +77,9 @@ func LogLikSum(m Model, theta []float64, rows []int, buf []float64) float64 {
 		n = m.N()
 	}
 	buf = buf[:n]
+	if fm, ok := m.(fusedPasser); ok {
+		return fm.logLikFused(theta, rows, nil, buf, true)
+	}
 	m.LogLik(theta, rows, buf)
 	s := 0.0
 	for _, v := range buf {

@@ -154,13 +154,20 @@ type Logistic struct {
 
 // LogLik implements Model.
 func (m *Logistic) LogLik(theta []float64, rows []int, out []float64) {
-	m.logLikGrad(theta, rows, out, nil)
+	m.pass(theta, rows, nil, out, nil, false)
 }
 
-// logLikGrad writes ℓ_i into out (when out is not nil) and, when grad is not
-// nil, Σ ∇ℓ_i into grad, over rows (all when nil). It returns Σ ℓ_i when
-// out is nil and grad is not (the fused pass of LogLikGrad).
-func (m *Logistic) logLikGrad(theta []float64, rows []int, out, grad []float64) float64 {
+// logLikFused implements fusedPasser (LogLikDiff, LogLikSum).
+func (m *Logistic) logLikFused(theta []float64, rows []int, cur, out []float64, sum bool) float64 {
+	return m.pass(theta, rows, cur, out, nil, sum)
+}
+
+// pass is the batched pass over rows (all when nil). With out not nil it
+// writes out[k] = ℓ_i(θ) − cur[k] (ℓ_i(θ) when cur is nil); with sum set
+// it returns the sum of those values in row order; with grad not nil it
+// writes Σ ∇ℓ_i into grad. The subtraction and the sum happen while the
+// batch is in cache, bit for bit the same as separate passes.
+func (m *Logistic) pass(theta []float64, rows []int, cur, out, grad []float64, sum bool) float64 {
 	th := theta[:m.d]
 	n := m.n
 	if rows != nil {
@@ -169,13 +176,16 @@ func (m *Logistic) logLikGrad(theta []float64, rows []int, out, grad []float64) 
 	if out != nil {
 		out = out[:n]
 	}
+	if cur != nil {
+		cur = cur[:n]
+	}
 	if grad != nil {
 		grad = grad[:m.d]
 		clear(grad)
 	}
 	f := m.f
 	var zb, tb, lb [batchLen]float64
-	sum := 0.0
+	s := 0.0
 	for lo := 0; lo < n; lo += batchLen {
 		hi := min(lo+batchLen, n)
 		z := zb[:hi-lo]
@@ -186,8 +196,8 @@ func (m *Logistic) logLikGrad(theta []float64, rows []int, out, grad []float64) 
 		}
 		if rows == nil {
 			sg := m.sgn[lo:hi]
-			for k, s := range sg[:len(z)] {
-				z[k] *= s
+			for k, v := range sg[:len(z)] {
+				z[k] *= v
 			}
 		} else {
 			for k, i := range rows[lo:hi] {
@@ -195,9 +205,15 @@ func (m *Logistic) logLikGrad(theta []float64, rows []int, out, grad []float64) 
 			}
 		}
 		negSoftplusBatch(z, l, f)
-		if out == nil {
+		if cur != nil {
+			c := cur[lo:hi]
+			for k, v := range c[:len(l)] {
+				l[k] -= v
+			}
+		}
+		if sum {
 			for _, v := range l {
-				sum += v
+				s += v
 			}
 		}
 		if grad != nil {
@@ -209,14 +225,14 @@ func (m *Logistic) logLikGrad(theta []float64, rows []int, out, grad []float64) 
 			m.gradBatch(rows, lo, z, t, grad)
 		}
 	}
-	return sum
+	return s
 }
 
 // LogLikGrad returns Σ_i ℓ_i(θ) over all rows and writes Σ_i ∇ℓ_i(θ) into
 // grad, in one pass over the data (HMC's last leapfrog step needs both).
 // The values are those of LogLik (summed in row order) and GradLogLik.
 func (m *Logistic) LogLikGrad(theta, grad []float64) float64 {
-	return m.logLikGrad(theta, nil, nil, grad)
+	return m.pass(theta, nil, nil, nil, grad, true)
 }
 
 // GradLogLikRow implements Model.
