@@ -18,7 +18,7 @@ import (
 //
 //	propose θ' = θ + step·s⊙z, z ~ N(0, I)                       (public stream)
 //	    (θ' outside the prior's support or the Box: reject, no data read)
-//	S ⊂ {1…N}, |S| = b, uniformly without replacement             (noise stream, dp_subsample.go)
+//	S ⊂ {1…N}, |S| = b, uniformly without replacement             (noise stream; Floyd's algorithm, dp_subsample.go)
 //	r_i = clip_c(ℓ_i(θ') − ℓ_i(θ)),  c = Clip·√b/N                (eq. (19)/(23))
 //	Δ* = (N/b)·Σ_{i∈S} r_i + log p(θ') − log p(θ)                 (eq. (6); q symmetric)
 //	s² = (N²/b)·(1/b)Σ_{i∈S}(r_i − r̄)²                            (CLT variance of Δ*, eq. (14))
@@ -77,9 +77,10 @@ type DPBarker struct {
 	theta, prop []float64
 	lpCur       float64
 	// subsampled
-	wor      worSampler
+	fl       floydSampler
+	wor      worSampler // only when n > 2^32 (floydOK)
 	bs       batchSum
-	llA, llB []float64
+	llA, llB []float64 // ℓ_i(θ) and ℓ_i(θ') − ℓ_i(θ) on the batch
 	// full
 	cl            clipper
 	llCur, llProp []float64
@@ -225,7 +226,11 @@ func NewDPBarker(m model.Model, cfg DPBarkerConfig) (*DPBarker, error) {
 	} else {
 		k.b = cfg.Batch
 		k.clip = cfg.Clip * math.Sqrt(float64(k.b)) / float64(nPub)
-		k.wor = newWORSampler(n)
+		if floydOK(n) {
+			k.fl = newFloydSampler(n, k.b)
+		} else {
+			k.wor = newWORSampler(n)
+		}
 		k.bs = newBatchSum(k.b)
 		k.llA, k.llB = make([]float64, k.b), make([]float64, k.b)
 	}
@@ -312,17 +317,23 @@ func (k *DPBarker) noisy(r rng.Streams, x, v float64) float64 {
 
 // batchStat draws the batch and returns Δ* − (prior terms), s² and the
 // number of clipped rows. Terms are clipped and summed exactly
-// (dp_subsample.go, batchSum).
+// (dp_subsample.go, batchSum), so the order of the rows does not matter.
+// The ratios come from model.LogLikRatio: one pass over the batch (each
+// row gathered once) where the model has one, bit for bit the two LogLik
+// calls and their difference.
 func (k *DPBarker) batchStat(r rng.Streams) (delta, s2 float64, clipped int) {
 	b := k.b
-	rows := k.wor.draw(r.Noise, b)
-	k.m.LogLik(k.theta, rows, k.llA)
-	k.m.LogLik(k.prop, rows, k.llB)
+	var rows []int
+	if k.fl.out != nil {
+		rows = k.fl.draw(r.Noise, b)
+	} else {
+		rows = k.wor.draw(r.Noise, b)
+	}
+	model.LogLikRatio(k.m, k.prop, k.theta, rows, k.llA, k.llB)
 	scale := float64(k.nPub) / float64(b) // N/b
 	if k.cfg.NoiseOff {
 		var s, ss float64
-		for i := range rows {
-			t := k.llB[i] - k.llA[i]
+		for _, t := range k.llB[:len(rows)] {
 			s += t
 			ss += t * t
 		}
@@ -333,8 +344,8 @@ func (k *DPBarker) batchStat(r rng.Streams) (delta, s2 float64, clipped int) {
 	cp, q, kmax := k.bs.quantum(k.clip)
 	inv := 1 / q
 	var s1, s2i int64
-	for i := range rows {
-		kk, c := quantTerm(k.llB[i]-k.llA[i], cp, inv, kmax)
+	for _, t := range k.llB[:len(rows)] {
+		kk, c := quantTerm(t, cp, inv, kmax)
 		if c {
 			clipped++
 		}

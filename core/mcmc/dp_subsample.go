@@ -56,6 +56,79 @@ func (s *worSampler) draw(r *rand.Rand, b int) []int {
 	return p[:b]
 }
 
+// floydSampler draws fixed-size batches without replacement by Floyd's
+// algorithm (Bentley & Floyd, "Programming pearls: a sample of brilliance",
+// CACM 30(9), 1987): for j = n−b, …, n−1, draw t uniform on {0…j} and add t
+// to the set S unless it is already there, in which case add j. By
+// induction, after the step for j, S is a uniformly random
+// (j−n+b+1)-subset of {0…j}: so the result is a uniformly random b-subset
+// of {0…n−1}, from exactly b draws (r.IntN, exact integer sampling) of the
+// noise stream. Membership is an open-addressing hash set of at least 2b
+// slots (linear probing, generation-stamped so that nothing is cleared
+// between batches) that stays in L1 for the batch sizes of the papers:
+// unlike the partial Fisher–Yates shuffle of worSampler, a draw does not
+// touch an n-entry permutation (one cache miss per index for n = 1e6).
+// The indices come out in the order they were added (not sorted, not
+// uniformly permuted); the kernels using it only sum over the batch.
+type floydSampler struct {
+	n     int
+	out   []int
+	slots []uint64 // gen<<32 | index, for n ≤ 2^32
+	gen   uint64
+	shift uint
+}
+
+func newFloydSampler(n, b int) floydSampler {
+	bits := 1
+	for 1<<bits < 2*b {
+		bits++
+	}
+	return floydSampler{n: n, out: make([]int, b), slots: make([]uint64, 1<<bits), shift: uint(64 - bits)}
+}
+
+// floydOK reports whether floydSampler supports n rows (its slots hold
+// 32-bit indices).
+func floydOK(n int) bool { return uint64(n) <= 1<<32 }
+
+// draw returns a uniformly random b-subset of {0…n−1} (b ≤ the b of
+// newFloydSampler; a view valid until the next draw).
+func (s *floydSampler) draw(r *rand.Rand, b int) []int {
+	s.gen++
+	if s.gen >= 1<<32 { // stamps would repeat: start over
+		clear(s.slots)
+		s.gen = 1
+	}
+	gen := s.gen << 32
+	mask := uint64(len(s.slots) - 1)
+	out := s.out[:b]
+	for k, j := 0, s.n-b; j < s.n; k, j = k+1, j+1 {
+		t := r.IntN(j + 1)
+		if !s.insert(uint64(t), gen, mask) {
+			s.insert(uint64(j), gen, mask) // j is new: every earlier pick is < j
+			t = j
+		}
+		out[k] = t
+	}
+	return out
+}
+
+// insert adds v to the set; false if it was already there.
+func (s *floydSampler) insert(v, gen, mask uint64) bool {
+	key := gen | v
+	h := (v * 0x9e3779b97f4a7c15) >> s.shift
+	for {
+		e := s.slots[h]
+		if e == key {
+			return false
+		}
+		if e&^(1<<32-1) != gen { // empty in this generation
+			s.slots[h] = key
+			return true
+		}
+		h = (h + 1) & mask
+	}
+}
+
 // poissonSample writes into buf (cap ≥ n) the rows included by independent
 // Bernoulli(q) coins, by geometric skips (O(qn) expected), and returns them.
 func poissonSample(r *rand.Rand, n int, q float64, buf []int) []int {
