@@ -360,17 +360,27 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	// The rows go straight into the model's storage (bounded memory for
-	// large files); on a data error, or a model that cannot be built from
-	// chunks, the whole table is read again to report or run exactly as
-	// before.
-	p, lrep, err := run.PrepareStream(file, cfg)
+	// From a regular file the rows go straight into the model's storage
+	// (bounded memory for large files); on a data error, or a model that
+	// cannot be built from chunks, the whole table is read again to report
+	// or run exactly as before. A pipe is read once, as a table.
+	var p *run.Prepared
+	var lrep *dataset.LoadReport
+	fi, err := file.Stat()
+	streamed := err == nil && fi.Mode().IsRegular()
+	if streamed {
+		p, lrep, err = run.PrepareStream(file, cfg)
+	} else {
+		err = run.ErrNotStreamed
+	}
 	switch {
 	case err == nil:
 		loaded(lrep)
 	case errors.Is(err, run.ErrNotStreamed):
-		if _, err := file.Seek(0, io.SeekStart); err != nil {
-			return fmt.Errorf("%s: %w", f.data, err)
+		if streamed {
+			if _, err := file.Seek(0, io.SeekStart); err != nil {
+				return fmt.Errorf("%s: %w", f.data, err)
+			}
 		}
 		tab, lrep, err := run.LoadData(file, cfg)
 		if err != nil {
