@@ -62,66 +62,103 @@ func (s *worSampler) draw(r *rand.Rand, b int) []int {
 // to the set S unless it is already there, in which case add j. By
 // induction, after the step for j, S is a uniformly random
 // (j−n+b+1)-subset of {0…j}: so the result is a uniformly random b-subset
-// of {0…n−1}, from exactly b draws (r.IntN, exact integer sampling) of the
-// noise stream. Membership is an open-addressing hash set of at least 2b
-// slots (linear probing, generation-stamped so that nothing is cleared
-// between batches) that stays in L1 for the batch sizes of the papers:
-// unlike the partial Fisher–Yates shuffle of worSampler, a draw does not
-// touch an n-entry permutation (one cache miss per index for n = 1e6).
-// The indices come out in the order they were added (not sorted, not
-// uniformly permuted); the kernels using it only sum over the batch.
+// of {0…n−1}. The uniform integers are exact (Lemire's multiply-and-reject
+// method on 32-bit halves of the noise stream's 64-bit words, the method of
+// math/rand/v2's Uint32N; the number of words used depends only on the
+// stream). Membership is an open-addressing hash set of at least 4b 32-bit
+// slots (linear probing, load ≤ 1/4), cleared before each batch, which stays
+// in L1/L2 for the batch sizes of the papers: unlike the partial
+// Fisher–Yates shuffle of worSampler, a draw does not touch an n-entry
+// permutation (one cache miss per index for n = 1e6). The indices come
+// out in the order they were added (not sorted, not uniformly permuted);
+// the kernels using it only sum over the batch.
 type floydSampler struct {
 	n     int
 	out   []int
-	slots []uint64 // gen<<32 | index, for n ≤ 2^32
-	gen   uint64
+	slots []uint32 // index + 1; 0 = empty
 	shift uint
 }
 
 func newFloydSampler(n, b int) floydSampler {
-	bits := 1
-	for 1<<bits < 2*b {
+	bits := 2
+	for 1<<bits < 4*b {
 		bits++
 	}
-	return floydSampler{n: n, out: make([]int, b), slots: make([]uint64, 1<<bits), shift: uint(64 - bits)}
+	return floydSampler{n: n, out: make([]int, b), slots: make([]uint32, 1<<bits), shift: uint(64 - bits)}
 }
 
-// floydOK reports whether floydSampler supports n rows (its slots hold
-// 32-bit indices).
-func floydOK(n int) bool { return uint64(n) <= 1<<32 }
+// floydOK reports whether floydSampler supports n rows (its slots and its
+// integer draws are 32-bit).
+func floydOK(n int) bool { return uint64(n) < 1<<32 }
 
 // draw returns a uniformly random b-subset of {0…n−1} (b ≤ the b of
 // newFloydSampler; a view valid until the next draw).
 func (s *floydSampler) draw(r *rand.Rand, b int) []int {
-	s.gen++
-	if s.gen >= 1<<32 { // stamps would repeat: start over
-		clear(s.slots)
-		s.gen = 1
-	}
-	gen := s.gen << 32
-	mask := uint64(len(s.slots) - 1)
+	clear(s.slots)
 	out := s.out[:b]
+	var word uint64 // words32.uintN written out (it does not inline)
+	half := false
 	for k, j := 0, s.n-b; j < s.n; k, j = k+1, j+1 {
-		t := r.IntN(j + 1)
-		if !s.insert(uint64(t), gen, mask) {
-			s.insert(uint64(j), gen, mask) // j is new: every earlier pick is < j
-			t = j
+		m := uint32(j + 1) // t uniform on {0…j}
+		var p uint64
+		for {
+			if !half {
+				word = r.Uint64()
+			}
+			p = uint64(uint32(word)) * uint64(m)
+			word >>= 32
+			half = !half
+			if lo := uint32(p); lo >= m || lo >= -m%m {
+				break
+			}
 		}
-		out[k] = t
+		t := uint32(p >> 32)
+		if !s.insert(t) {
+			s.insert(uint32(j)) // j is new: every earlier pick is < j
+			t = uint32(j)
+		}
+		out[k] = int(t)
 	}
 	return out
 }
 
+// words32 hands out a stream's 64-bit words as two 32-bit halves; uintN is
+// the integer draw of floydSampler.draw (the reference its test compares
+// with).
+type words32 struct {
+	r    *rand.Rand
+	word uint64 // the unused upper half, when half is set
+	half bool
+}
+
+// uintN is uniform on {0…m−1}, 0 < m < 2^32, exactly: Lemire's
+// multiply-and-reject method (x·m/2^32 for a 32-bit x, rejecting the
+// 2^32 mod m values of x that would make some results more likely).
+func (w *words32) uintN(m uint32) uint32 {
+	for {
+		if !w.half {
+			w.word = w.r.Uint64()
+		}
+		p := uint64(uint32(w.word)) * uint64(m)
+		w.word >>= 32
+		w.half = !w.half
+		if lo := uint32(p); lo >= m || lo >= -m%m {
+			return uint32(p >> 32)
+		}
+	}
+}
+
 // insert adds v to the set; false if it was already there.
-func (s *floydSampler) insert(v, gen, mask uint64) bool {
-	key := gen | v
-	h := (v * 0x9e3779b97f4a7c15) >> s.shift
+func (s *floydSampler) insert(v uint32) bool {
+	key := v + 1
+	mask := uint64(len(s.slots) - 1)
+	h := (uint64(v) * 0x9e3779b97f4a7c15) >> s.shift
 	for {
 		e := s.slots[h]
 		if e == key {
 			return false
 		}
-		if e&^(1<<32-1) != gen { // empty in this generation
+		if e == 0 {
 			s.slots[h] = key
 			return true
 		}

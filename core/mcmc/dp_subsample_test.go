@@ -101,37 +101,92 @@ func TestWORUniform(t *testing.T) {
 		w := newWORSampler(c.n)
 		checkWOR(t, "fisher-yates", c.n, c.b, T, func() []int { return w.draw(r, c.b) })
 	}
-	// the generation stamps wrap: the set is cleared and draws stay valid
-	r := rand.New(rand.NewChaCha8([32]byte{1}))
-	fs := newFloydSampler(10, 3)
-	fs.gen = 1<<32 - 3
-	checkWOR(t, "floyd (stamp wrap)", 10, 3, 30_000, func() []int { return fs.draw(r, 3) })
 }
 
-// Floyd's sampler at the paper's size: distinct indices in range, the
-// noise stream advanced by exactly b draws, and no allocation.
+// Floyd's sampler at the paper's size and near its 32-bit limit (where
+// Lemire's method rejects up to 30% of the words): distinct indices in
+// range, and no allocation.
 func TestFloydLarge(t *testing.T) {
-	const n, b = 1_000_000, 1000
-	fs := newFloydSampler(n, b)
-	r := rand.New(rand.NewChaCha8([32]byte{9}))
-	ref := rand.New(rand.NewChaCha8([32]byte{9}))
-	seen := map[int]bool{}
-	for range 20 {
-		seen = map[int]bool{}
-		for _, i := range fs.draw(r, b) {
-			if i < 0 || i >= n || seen[i] {
-				t.Fatalf("index %d out of range or repeated", i)
+	for _, c := range []struct{ n, b int }{{1_000_000, 1000}, {3 << 30, 200}, {1<<32 - 1, 50}} {
+		if !floydOK(c.n) {
+			t.Fatalf("floydOK(%d) = false", c.n)
+		}
+		fs := newFloydSampler(c.n, c.b)
+		r := rand.New(rand.NewChaCha8([32]byte{9}))
+		hi := 0
+		for range 50 {
+			seen := map[int]bool{}
+			for _, i := range fs.draw(r, c.b) {
+				if i < 0 || i >= c.n || seen[i] {
+					t.Fatalf("n = %d: index %d out of range or repeated", c.n, i)
+				}
+				seen[i] = true
+				hi = max(hi, i)
 			}
-			seen[i] = true
 		}
-		for j := n - b; j < n; j++ {
-			ref.IntN(j + 1)
+		if hi < c.n/2 {
+			t.Fatalf("n = %d: largest index drawn %d", c.n, hi)
 		}
-		if r.Uint64() != ref.Uint64() {
-			t.Fatal("draw did not consume exactly b IntN draws")
+		if a := testing.AllocsPerRun(20, func() { fs.draw(r, c.b) }); a != 0 {
+			t.Fatalf("draw allocates %v", a)
 		}
 	}
-	if a := testing.AllocsPerRun(100, func() { fs.draw(r, b) }); a != 0 {
-		t.Fatalf("draw allocates %v", a)
+	if floydOK(1 << 32) {
+		t.Fatal("floydOK(2^32) = true")
+	}
+}
+
+// words32.uintN is exactly uniform, including where Lemire's rejection
+// matters: m = 3·2^30 (2^32 mod m = 2^30: without the rejection, one
+// residue mod 3 would have probability 1/2), and small m.
+func TestUintNUniform(t *testing.T) {
+	w := words32{r: rand.New(rand.NewChaCha8([32]byte{4}))}
+	const T = 300_000
+	for _, c := range []struct{ m, mod uint32 }{{3 << 30, 3}, {10, 10}, {7, 7}, {1 << 31, 16}, {1<<32 - 1, 5}} {
+		cnt := make([]float64, c.mod)
+		for range T {
+			v := w.uintN(c.m)
+			if v >= c.m {
+				t.Fatalf("uintN(%d) = %d", c.m, v)
+			}
+			cnt[v%c.mod]++
+		}
+		// the residues are equally likely when mod divides m; for
+		// m = 2^32 − 1 (= 3·5·17·257·65537) too
+		e := float64(T) / float64(c.mod)
+		x2 := 0.0
+		for _, o := range cnt {
+			x2 += (o - e) * (o - e) / e
+		}
+		t.Logf("m = %d: χ² of v mod %d = %.1f (df %d)", c.m, c.mod, x2, c.mod-1)
+		if x2 > chi2Crit(float64(c.mod-1)) {
+			t.Fatalf("uintN(%d) not uniform mod %d: χ² %.1f", c.m, c.mod, x2)
+		}
+	}
+}
+
+// floydSampler.draw is Floyd's algorithm on words32.uintN with a plain set:
+// the same indices, batch after batch, from the same stream (including
+// near 2^32, where draws are rejected).
+func TestFloydMatchesReference(t *testing.T) {
+	for _, c := range []struct{ n, b int }{{10, 3}, {1000, 999}, {1_000_000, 1000}, {3 << 30, 100}} {
+		fs := newFloydSampler(c.n, c.b)
+		r1 := rand.New(rand.NewChaCha8([32]byte{5}))
+		r2 := rand.New(rand.NewChaCha8([32]byte{5}))
+		for range 20 {
+			got := fs.draw(r1, c.b)
+			w := words32{r: r2}
+			set := map[int]bool{}
+			for k, j := 0, c.n-c.b; j < c.n; k, j = k+1, j+1 {
+				v := int(w.uintN(uint32(j + 1)))
+				if set[v] {
+					v = j
+				}
+				set[v] = true
+				if got[k] != v {
+					t.Fatalf("n = %d, b = %d: index %d is %d, reference %d", c.n, c.b, k, got[k], v)
+				}
+			}
+		}
 	}
 }
