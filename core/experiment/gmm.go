@@ -224,13 +224,14 @@ func gmmExperiment(ctx context.Context, o Options) (*Output, error) {
 			name, its, a1, a2, b1, b2, e1, e2, ac, eps, epc, delta))
 	}
 	// Figure 2: samples of one DP chain and one non-private chain.
-	fs := &Figure{Name: "gmm_samples", Title: fmt.Sprintf("GMM samples: non-private (%d) vs DP Barker (%d, (%.2f, %g)-DP), ≤ 5000 shown each", Tnp-burn, T-burn, best.Epsilon, delta),
+	fs := &Figure{Name: "gmm_samples", Title: fmt.Sprintf("GMM: non-private vs DP Barker ((%.2f, %g)-DP), 2000 draws each", best.Epsilon, delta),
 		XLabel: "θ1", YLabel: "θ2", Width: 14, Height: 12, Dense: true}
 	for k, c := range []chainOut{np[0], dp[0]} {
 		s := Series{Label: [...]string{"non-private", "DP Barker"}[k], Points: true}
-		// At most 5000 points per chain (every k-th draw): the SVG stays small.
+		// 2000 points per chain (every k-th draw after burn-in; the
+		// chains have T−burn and Tnp−burn draws): the SVG stays small.
 		d := c.Draws[burn:]
-		for i := 0; i < len(d); i += max(1, len(d)/5000) {
+		for i := 0; i < len(d); i += max(1, len(d)/2000) {
 			s.X, s.Y = append(s.X, d[i][0]), append(s.Y, d[i][1])
 		}
 		fs.Series = append(fs.Series, s)
