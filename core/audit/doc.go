@@ -27,6 +27,11 @@
 // The mechanisms under test: the DP kernels of core/mcmc driven through their
 // exported API (KernelSpec, on the adversarial LinearModel), and
 // SubsampledSum, the minibatch Gaussian release of subsampled kernels.
+// Seeded bugs are built from the exported configs where they can be (noise
+// multipliers, clips, relations, the exported NoiseOff test switches, a
+// model's reported bound); the two that need a change inside a kernel
+// (dp-fastmh's paper-style plain-MH "privacy for free" branch and its
+// reduced noise) go through the one audit hook, mcmc.AuditSeedFastMHBug.
 // Every run draws its private randomness from its own ChaCha8 stream keyed
 // by (seed, batch, dataset, run), so audits are reproducible.
 package audit
