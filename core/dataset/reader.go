@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -165,63 +166,91 @@ func (r *Reader) ensure(n int) error {
 // maxSepLine is the longest first line examined as a "sep=" hint.
 const maxSepLine = 64
 
-// sepLine consumes Excel's delimiter hint if the first line is one:
-// "sep=C" with C a single character, case-insensitive, optionally in
-// double quotes, optionally followed by delimiters (a spreadsheet that
-// saved the hint as a row of empty cells), then the line end. It returns C,
-// or 0 (consuming nothing) when the line is not a hint. A hint naming a
-// character that cannot be a delimiter is an error.
+// sepLine consumes Excel's delimiter hint if the first line is one (see
+// sepHint) and returns its delimiter, or 0 (consuming nothing).
 func (r *Reader) sepLine() (byte, error) {
-	for !r.eof && r.end-r.pos < maxSepLine && bytes.IndexAny(r.buf[r.pos:r.end], "\r\n") < 0 {
-		if err := r.fill(); err != nil {
-			return 0, err
-		}
+	if err := r.ensure(maxSepLine + 2); err != nil {
+		return 0, err
 	}
-	b := r.buf[r.pos:r.end]
-	if k := bytes.IndexAny(b, "\r\n"); k >= 0 {
-		b = b[:k]
-	} else if !r.eof {
-		return 0, nil // no line end within maxSepLine bytes: not a hint
+	c, n, err := sepHint(r.buf[r.pos:r.end], r.eof)
+	if err != nil {
+		return 0, &ParseError{Line: r.line, Err: err}
 	}
-	line := b
-	quoted := len(b) > 0 && b[0] == '"'
-	if quoted {
-		b = b[1:]
-	}
-	if len(b) < 5 || !strings.EqualFold(string(b[:4]), "sep=") {
-		return 0, nil
-	}
-	c := b[4]
-	b = b[5:]
-	if quoted {
-		if len(b) == 0 || b[0] != '"' {
-			return 0, nil
-		}
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[0] == c || b[0] == ' ') {
-		b = b[1:]
-	}
-	if len(b) > 0 {
-		return 0, nil
-	}
-	if o := (Options{Delimiter: rune(c)}); o.validate() == nil {
-		// Consume the line and its end (CR LF may straddle a read).
-		n := len(line)
-		if err := r.ensure(n + 2); err != nil {
-			return 0, err
-		}
+	if n > 0 {
 		r.pos += n
-		if r.pos < r.end && r.buf[r.pos] == '\r' {
-			r.pos++
-		}
-		if r.pos < r.end && r.buf[r.pos] == '\n' {
-			r.pos++
-		}
 		r.line++
-		return c, nil
 	}
-	return 0, &ParseError{Line: r.line, Err: errorf(ErrOptions, fmt.Sprintf("the first line %s declares the delimiter %s, which cannot be one (use comma, semicolon, tab or another ASCII punctuation character)", quoteCell(line), quoteCell([]byte{c})))}
+	return c, nil
+}
+
+// sepHint recognises Excel's delimiter hint at the start of b: a first
+// line "sep=C" with C a single character, "sep" in any case, optionally in
+// double quotes, optionally followed by delimiters or spaces (a
+// spreadsheet that saved the hint as a row of empty cells), then the line
+// end. It returns C and the length of the line with its end, or n = 0 when
+// the line is not a hint. b must hold maxSepLine + 2 bytes or the whole
+// input (eof). A hint naming a character that cannot be a delimiter is an
+// error.
+func sepHint(b []byte, eof bool) (c byte, n int, err error) {
+	line := b
+	if k := bytes.IndexAny(b, "\r\n"); k >= 0 && k <= maxSepLine {
+		line = b[:k]
+	} else if k >= 0 || !eof || len(b) > maxSepLine {
+		return 0, 0, nil // no line end within maxSepLine bytes: not a hint
+	}
+	t := line
+	quoted := len(t) > 0 && t[0] == '"'
+	if quoted {
+		t = t[1:]
+	}
+	if len(t) < 5 || !strings.EqualFold(string(t[:4]), "sep=") {
+		return 0, 0, nil
+	}
+	c = t[4]
+	t = t[5:]
+	if quoted {
+		if len(t) == 0 || t[0] != '"' {
+			return 0, 0, nil
+		}
+		t = t[1:]
+	}
+	for len(t) > 0 && (t[0] == c || t[0] == ' ') {
+		t = t[1:]
+	}
+	if len(t) > 0 {
+		return 0, 0, nil
+	}
+	if o := (Options{Delimiter: rune(c)}); o.validate() != nil {
+		return 0, 0, errorf(ErrOptions, fmt.Sprintf("the first line %s declares the delimiter %s, which cannot be one (use comma, semicolon, tab or another ASCII punctuation character)", quoteCell(line), quoteCell([]byte{c})))
+	}
+	n = len(line)
+	if n < len(b) && b[n] == '\r' {
+		n++
+	}
+	if n < len(b) && b[n] == '\n' {
+		n++
+	}
+	return c, n, nil
+}
+
+// SkipPreamble returns src without what NewReader skips before the header
+// line: UTF-8 byte order marks and Excel's "sep=" line. Code that reads the
+// same file with another CSV parser (the page's preview uses encoding/csv)
+// calls it so that its first record is the header NewReader reads.
+func SkipPreamble(src io.Reader) io.Reader {
+	br := bufio.NewReaderSize(src, 4096)
+	for {
+		b, _ := br.Peek(3)
+		if !bytes.Equal(b, utf8BOM) {
+			break
+		}
+		br.Discard(3)
+	}
+	b, err := br.Peek(maxSepLine + 2)
+	if _, n, herr := sepHint(b, err != nil); herr == nil && n > 0 {
+		br.Discard(n)
+	}
+	return br
 }
 
 // notUTF8 describes a column name that is not valid UTF-8: the first bad
