@@ -79,6 +79,9 @@ for (const { algorithm, warmup = 40, draws = 60, fill = {} } of RUNS) {
     try {
       await setRun(page, { algorithm, chains: 2, warmup, draws, seed: 20240611 });
       for (const [id, v] of Object.entries(fill)) await page.getByTestId(id).fill(v);
+      // Planning a private run (the PLD accountant of the SG samplers) can
+      // take longer than runToEnd's 10 s on a loaded machine.
+      await page.waitForFunction(() => !document.querySelector('[data-testid="run-button"]').disabled, null, { timeout: 60000 });
       assert.equal(await runToEnd(page), 'done');
       const cfgText = await page.getByTestId('run-config').textContent();
       const cfg = JSON.parse(cfgText);
@@ -112,6 +115,56 @@ for (const { algorithm } of RUNS) {
     compare(files[algorithm], 'native', algorithm);
   });
 }
+
+// CSV oddities (docs/RELIABILITY.md, F3): the page reads files with the same
+// Go loader (wasm) as the CLI, so it must refuse a non-UTF-8 header, a bad
+// "sep=" line or a trailing delimiter with the CLI's message, word for word,
+// and honour Excel's "sep=" line.
+const oddities = path.join(root, 'testdata', 'csv-oddities');
+for (const name of ['latin1_header.csv', 'cp1252_header.csv', 'excel_sep_invalid.csv', 'excel_sep_trailing.csv']) {
+  test(`${name}: the page shows the CLI's load error`, { timeout: 60000 }, async () => {
+    const file = path.join(oddities, name);
+    const cliError = (kind) => {
+      const args = ['sample', '--data', file, '--model', 'gaussian', '--algorithm', 'mh', '--out', path.join(tmp, 'never.csv'), '--quiet'];
+      const r = kind === 'native' ? spawnSync(cli, args, { encoding: 'utf8' }) : spawnSync(process.execPath, [wasmExecNode, cliWasm, ...args], { encoding: 'utf8' });
+      assert.equal(r.status, 1, r.stderr);
+      const prefix = `dpmcmc: ${file}: `;
+      const line = r.stderr.trim().split('\n').at(-1);
+      assert.ok(line.startsWith(prefix), line);
+      return line.slice(prefix.length);
+    };
+    const want = cliError('native');
+    assert.equal(cliError('wasm'), want);
+    const { context, page, rec } = await h.open(DESKTOP);
+    try {
+      await page.getByTestId('csv-input').setInputFiles(file);
+      const err = page.getByTestId('error');
+      await err.waitFor({ state: 'visible' });
+      assert.equal(await err.textContent(), `${name}: ${want}`);
+      assert.equal(await page.getByTestId('run-button').isVisible(), false);
+      await assertClean(page, rec);
+    } finally {
+      await context.close();
+    }
+  });
+}
+
+// The loader honours the line, but the page's preview (wasm/api.go, preview)
+// parses the file again with encoding/csv and takes "sep=;" for the header,
+// so both columns look like text: "no numeric column". The fix is to read
+// the preview from dataset.SkipPreamble(src) (which skips what the loader
+// skips before the header); until then this test is a todo.
+test('excel_sep_hint.csv: the page honours the "sep=;" line', { timeout: 60000, todo: 'wasm preview: use dataset.SkipPreamble' }, async () => {
+  const { context, page, rec } = await h.open(DESKTOP);
+  try {
+    await page.getByTestId('csv-input').setInputFiles(path.join(oddities, 'excel_sep_hint.csv'));
+    await page.waitForFunction(() => document.querySelector('[data-testid="file-info"]').textContent.startsWith('excel_sep_hint.csv: 2 rows'));
+    assert.deepEqual(await page.getByTestId('preview').locator('thead th').allTextContents(), ['age', 'weight']);
+    await assertClean(page, rec);
+  } finally {
+    await context.close();
+  }
+});
 
 /** Asserts the page's files equal the CLI's (kind: wasm or native). */
 function compare(got, kind, algorithm) {
