@@ -375,3 +375,24 @@ func readVCorrCSV(t *testing.T, path string, C float64) *vcorrMix {
 	}
 	return newVCorrMix(tab)
 }
+
+// TestDPBarkerStepAllocs: no allocation per iteration, subsampled (Floyd's
+// draw, the fused ratio pass) and full.
+func TestDPBarkerStepAllocs(t *testing.T) {
+	x := gmmData(5000, 3, 0)
+	m := gmmModel(t, x, 0.02, 10, 1, 0)
+	for _, cfg := range []DPBarkerConfig{{Step: 0.1, Batch: 100}, {Step: 0.1, Full: true, Clip: 0.01}} {
+		k, err := NewDPBarker(m, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := k.Init([]float64{0.5, 0}); err != nil {
+			t.Fatal(err)
+		}
+		r := dpStreams(1)
+		k.Step(r)
+		if a := testing.AllocsPerRun(50, func() { k.Step(r) }); a != 0 {
+			t.Errorf("full = %v: %.1f allocations per Step", cfg.Full, a)
+		}
+	}
+}

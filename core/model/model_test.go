@@ -368,6 +368,8 @@ func TestNoAllocations(t *testing.T) {
 			"LogPrior":         func() { _ = m.LogPrior(theta) },
 			"GradLogPrior":     func() { m.GradLogPrior(theta, grad) },
 			"LogLikRatio":      func() { LogLikRatio(m, thetaNew, theta, rows, cur, out) },
+			"LogLikDiff":       func() { LogLikDiff(m, thetaNew, nil, cur, out) },
+			"LogLikSum rows":   func() { _ = LogLikSum(m, theta, rows, out) },
 			"LogPosterior":     func() { _ = LogPosterior(m, theta, out) },
 			"GradLogPosterior": func() { GradLogPosterior(m, theta, grad, scratch) },
 		}
