@@ -167,8 +167,15 @@ func TestBatchKernelsMatchScalar(t *testing.T) {
 	for _, x := range pts {
 		z = append(z, x, -x)
 	}
-	sp := make([]float64, len(z))
-	negSoftplusBatch(z, sp, 0.75)
+	sp, one := make([]float64, len(z)), make([]float64, len(z))
+	for k := range one {
+		one[k] = 1 - 2*float64(k%3%2) // ±1: the sign is applied inside
+		z[k] *= one[k]
+	}
+	negSoftplusBatch(z, one, sp, 0.75)
+	for k := range z {
+		z[k] *= one[k]
+	}
 	for i, x := range pts {
 		if w := expNeg(x); math.Float64bits(e[i]) != math.Float64bits(w) {
 			if !(math.IsNaN(w) && math.IsNaN(e[i])) {
@@ -316,7 +323,11 @@ func TestKernelsSameBitsEverywhere(t *testing.T) {
 	}
 	copy(e, a)
 	log1pExpNegBatch(a, g)
-	negSoftplusBatch(z, sp, 0.3)
+	sg := make([]float64, len(z))
+	for i := range sg {
+		sg[i] = 1
+	}
+	negSoftplusBatch(z, sg, sp, 0.3)
 	expNegBatch(e)
 	for i := range z {
 		put(g[i])

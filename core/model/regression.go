@@ -144,8 +144,8 @@ type Logistic struct {
 
 // The logistic passes work in batches of batchLen rows: z_i = sgn_i·η_i by
 // matVec, then one branch-free loop for the log-likelihood (negSoftplusBatch,
-// table-driven log(1 + e^{−|z|}), softplus.go) and, for the gradient, one
-// for t = e^{−|z|} (expNegBatch). With t:
+// z = sgn·η and the table-driven log(1 + e^{−|z|}), softplus.go) and, for
+// the gradient, one for t = e^{−|z|} (expNegBatch). With t:
 //
 //	ℓ_i = −F·(max(z, 0) + log1p(t)),  ∂ℓ_i/∂η_i = F·(y_i − σ(η_i)) = −F·sgn_i·σ(z)
 //
@@ -184,7 +184,7 @@ func (m *Logistic) pass(theta []float64, rows []int, cur, out, grad []float64, s
 		clear(grad)
 	}
 	f := m.f
-	var zb, tb, lb [batchLen]float64
+	var zb, tb, lb, sb [batchLen]float64
 	s := 0.0
 	for lo := 0; lo < n; lo += batchLen {
 		hi := min(lo+batchLen, n)
@@ -194,17 +194,15 @@ func (m *Logistic) pass(theta []float64, rows []int, cur, out, grad []float64, s
 		if out != nil {
 			l = out[lo:hi]
 		}
+		sg := sb[:len(z)]
 		if rows == nil {
-			sg := m.sgn[lo:hi]
-			for k, v := range sg[:len(z)] {
-				z[k] *= v
-			}
+			sg = m.sgn[lo:hi]
 		} else {
 			for k, i := range rows[lo:hi] {
-				z[k] *= m.sgn[i]
+				sg[k] = m.sgn[i]
 			}
 		}
-		negSoftplusBatch(z, l, f)
+		negSoftplusBatch(z, sg, l, f)
 		if cur != nil {
 			c := cur[lo:hi]
 			for k, v := range c[:len(l)] {
@@ -218,8 +216,9 @@ func (m *Logistic) pass(theta []float64, rows []int, cur, out, grad []float64, s
 		}
 		if grad != nil {
 			t := tb[:len(z)]
-			for k, zk := range z {
-				t[k] = math.Abs(zk)
+			for k, v := range sg[:len(z)] {
+				z[k] *= v
+				t[k] = math.Abs(z[k])
 			}
 			expNegBatch(t)
 			m.gradBatch(rows, lo, z, t, grad)

@@ -166,13 +166,15 @@ func log1pExpNegBatch(a, out []float64) {
 	}
 }
 
-// negSoftplusBatch sets out[k] = −f·softplus(z[k]) = −f·(max(z, 0) +
-// log1pExpNeg(|z|)), bit for bit the scalar formula; out must not overlap z.
-func negSoftplusBatch(z, out []float64, f float64) {
-	out = out[:len(z)]
+// negSoftplusBatch sets out[k] = −f·softplus(z[k]·sg[k]) = −f·(max(z, 0) +
+// log1pExpNeg(|z|)) with z = z[k]·sg[k], bit for bit the scalar formula;
+// out must not overlap z or sg.
+func negSoftplusBatch(z, sg, out []float64, f float64) {
+	out, sg = out[:len(z)], sg[:len(z)]
 	tab := &spTab
 	var mx uint64
 	for k, zk := range z {
+		zk *= sg[k]
 		av := math.Abs(zk)
 		kd := av*spScale + expShift
 		ki := math.Float64bits(kd)
@@ -186,6 +188,7 @@ func negSoftplusBatch(z, out []float64, f float64) {
 	}
 	if mx >= spTailBits {
 		for k, zk := range z {
+			zk *= sg[k]
 			if av := math.Abs(zk); av >= spTailA {
 				out[k] = -f * (posPart(zk) + log1pExpNegTail(av))
 			}
