@@ -10,7 +10,7 @@ import (
 )
 
 // The full audit (make audit) runs 10× more trials than the default, which
-// is sized for CI (about 40 CPU-seconds for the package). -short does not
+// is sized for CI (about 27 CPU-seconds for the package). -short does not
 // shrink it further: at fewer trials some seeded bugs (the clip removed in
 // a 5-step chain) can no longer be told apart from their claim.
 var full = flag.Bool("audit.full", false, "run the full privacy audit (make audit)")
