@@ -43,8 +43,8 @@ type fastMHSetup struct {
 	cm         float64             // c·M of the first proposal
 	advSign    float64             // the differing row's ℓ difference on D is advSign·cm
 	want       func(st mcmc.FastMHStats, info mcmc.Info) bool
-	logAccept  float64 // D's mean log acceptance (noisy) or τ (free, β·u)
-	noiseScale float64 // the kernel's noise multiplier used for β (1 correct)
+	logAccept  float64 // D's mean log acceptance (noisy) or τ = β·u (free)
+	noiseScale float64 // noisy branches: the kernel's noise multiplier, for β (0: free branch)
 }
 
 // fastMHPair returns the neighbours for a first proposal u.
@@ -88,7 +88,7 @@ func fastMHCase(t *testing.T, s fastMHSetup, variant string, plainMH bool, noise
 	}
 	eps, delta, eps2, delta2 := probe.StepBudget()
 	beta := s.logAccept / u // free branches: τ = logAccept
-	if probe.Stats().Free == 0 && s.noiseScale > 0 {
+	if s.noiseScale > 0 {
 		// noisy branch: set D's mean log acceptance ℓ_D − σ²/2 + τ.
 		var sens, mu float64
 		if s.cfg.Full || s.cfg.BatchCap == 1 {
