@@ -6,6 +6,7 @@ package main
 // (go test ./wasm/) as well as under Node.
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
@@ -96,15 +97,37 @@ type inspectResult struct {
 	Error     *apiError    `json:"error,omitempty"`
 }
 
-// inspect reads a CSV the way the samplers will (dataset.Load), and returns
+// source is a CSV the engine reads: bytes already in Go (tests, Node), or a
+// Blob read in chunks in a worker (main.go), so that a large file is never
+// held whole in Go memory. Open returns a fresh reader from the start;
+// readers report the unread size with Len (dataset.Load then allocates the
+// table once).
+type source interface {
+	Size() int
+	Open() io.Reader
+}
+
+// bytesSource is a source over bytes.
+type bytesSource []byte
+
+func (b bytesSource) Size() int       { return len(b) }
+func (b bytesSource) Open() io.Reader { return bytes.NewReader(b) }
+
+// inspect is inspectSource over bytes.
+func inspect(data []byte, o inspectOptions) inspectResult {
+	return inspectSource(bytesSource(data), o)
+}
+
+// inspectSource reads a CSV the way the samplers will (dataset.Load), and returns
 // its columns with their types, the number of rows and the first rows as
 // text for the on-screen preview. A column whose first value is text is
 // typed "text" and left out of the numeric load; any other problem is
 // reported as the loader's error (line, column, name).
-func inspect(data []byte, o inspectOptions) inspectResult {
-	res := inspectResult{Bytes: len(data), Preview: [][]string{}, Columns: []columnInfo{}}
-	if len(data) > MaxBytes {
-		res.Error = &apiError{Message: fmt.Sprintf("the file is %.1f MB; this page accepts files up to %d MB (use the dpmcmc command-line tool for larger data)", float64(len(data))/1e6, MaxBytes>>20)}
+func inspectSource(src source, o inspectOptions) inspectResult {
+	size := src.Size()
+	res := inspectResult{Bytes: size, Preview: [][]string{}, Columns: []columnInfo{}}
+	if size > MaxBytes {
+		res.Error = &apiError{Message: fmt.Sprintf("the file is %.1f MB; this page accepts files up to %d MB (use the dpmcmc command-line tool for larger data)", float64(size)/1e6, MaxBytes>>20)}
 		return res
 	}
 	opts := dataset.Options{}
@@ -114,7 +137,7 @@ func inspect(data []byte, o inspectOptions) inspectResult {
 	if o.DropMissing {
 		opts.Missing = dataset.MissingDropRows
 	}
-	rd, err := dataset.NewReader(bytes.NewReader(data), opts)
+	rd, err := dataset.NewReader(src.Open(), opts)
 	if err != nil {
 		res.Error = toAPIError(err)
 		return res
@@ -122,7 +145,7 @@ func inspect(data []byte, o inspectOptions) inspectResult {
 	header := append([]string(nil), rd.Header()...)
 	delim := rd.Delimiter()
 	res.Delimiter = string(delim)
-	res.Preview = preview(data, delim, len(header))
+	res.Preview = preview(src.Open(), delim, len(header))
 	var numeric []string
 	text := map[string]bool{}
 	if len(res.Preview) > 0 {
@@ -145,7 +168,7 @@ func inspect(data []byte, o inspectOptions) inspectResult {
 	}
 	opts.Delimiter = delim
 	opts.Columns = numeric
-	t, rep, err := dataset.Load(bytes.NewReader(data), opts)
+	t, rep, err := dataset.Load(src.Open(), opts)
 	if err != nil {
 		res.Error = toAPIError(err)
 		for i := range res.Columns {
@@ -161,14 +184,17 @@ func inspect(data []byte, o inspectOptions) inspectResult {
 			continue
 		}
 		j, _ := t.Col(res.Columns[i].Name)
-		res.Columns[i].Type = columnType(t.Column(j))
+		res.Columns[i].Type = columnType(t.Data, t.Cols(), j)
 	}
 	return res
 }
 
-func columnType(v []float64) string {
+// columnType types column j of the row-major data with w columns (read in
+// place: a copy of every column would double the memory of a large file).
+func columnType(data []float64, w, j int) string {
 	binary, count := true, true
-	for _, x := range v {
+	for k := j; k < len(data); k += w {
+		x := data[k]
 		if x != 0 && x != 1 {
 			binary = false
 		}
@@ -198,9 +224,12 @@ func isText(s string) bool {
 
 // preview returns the first PreviewRows data rows as text, each padded or
 // cut to ncol fields. It is lenient: the loader reports the errors.
-func preview(data []byte, delim rune, ncol int) [][]string {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	r := csv.NewReader(bytes.NewReader(data))
+func preview(src io.Reader, delim rune, ncol int) [][]string {
+	br := bufio.NewReader(src)
+	if b, err := br.Peek(3); err == nil && bytes.Equal(b, []byte("\xef\xbb\xbf")) {
+		br.Discard(3)
+	}
+	r := csv.NewReader(br)
 	r.Comma = delim
 	r.LazyQuotes = true
 	r.FieldsPerRecord = -1
@@ -252,11 +281,11 @@ type chainInfo struct {
 // with a fresh noise key from crypto/rand (the fixed test key in builds
 // with the dpmcmc_testkey tag) — exactly what the command-line tool does
 // for that chain.
-func newChain(data []byte, cfgJSON string, c int) (*run.Chain, chainInfo, error) {
-	return newChainWithKey(data, cfgJSON, c, rng.NewKey())
+func newChain(src source, cfgJSON string, c int) (*run.Chain, chainInfo, error) {
+	return newChainWithKey(src, cfgJSON, c, rng.NewKey())
 }
 
-func newChainWithKey(data []byte, cfgJSON string, c int, key rng.Key) (*run.Chain, chainInfo, error) {
+func newChainWithKey(src source, cfgJSON string, c int, key rng.Key) (*run.Chain, chainInfo, error) {
 	cfg, err := run.ParseConfig([]byte(cfgJSON))
 	if err != nil {
 		return nil, chainInfo{}, err
@@ -264,7 +293,7 @@ func newChainWithKey(data []byte, cfgJSON string, c int, key rng.Key) (*run.Chai
 	if err := cfg.Validate(); err != nil {
 		return nil, chainInfo{}, err
 	}
-	t, _, err := run.LoadData(bytes.NewReader(data), cfg)
+	t, _, err := run.LoadData(src.Open(), cfg)
 	if err != nil {
 		return nil, chainInfo{}, err
 	}

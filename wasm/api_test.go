@@ -83,7 +83,7 @@ func TestChainsMatchRun(t *testing.T) {
 	var chains []chainData
 	var names []string
 	for c := range 2 {
-		ch, info, err := newChainWithKey(data, testConfig, c, key)
+		ch, info, err := newChainWithKey(bytesSource(data), testConfig, c, key)
 		if err != nil {
 			t.Fatal(err)
 		}

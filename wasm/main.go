@@ -20,22 +20,30 @@
 //	selfTest()                            1+…+1000 computed in Go
 //	models(), algorithms()                JSON lists for the controls
 //	recommend(n, d, private)              the default algorithm's name
-//	inspect(bytes, optsJSON)              JSON: columns, types, rows, preview, error
-//	newChain(bytes, configJSON, c)        handle {info, advance(k), done(), total(), free()} or {error}
+//	inspect(file, optsJSON, onProgress?)  JSON: columns, types, rows, preview, error
+//	newChain(file, configJSON, c)         handle {info, advance(k), done(), total(), free()} or {error}
 //	summary(configJSON, namesJSON, chains) JSON: rows, verdict
 //	exportDraws(configJSON, namesJSON, chains)          tidy draws CSV text or {error}
 //	exportStan(configJSON, namesJSON, chains, c, n, cancelled) Stan CSV text (with the privacy report of a private run) or {error}
-//	plan(bytes, configJSON)               JSON {plan, config (resolved)} as the chains will run, or {error}
+//	plan(file, configJSON)                JSON {plan, config (resolved)} as the chains will run, or {error}
 //	report(configJSON, n, d, itersJSON, cancelled) privacy report JSON or {error}
 //
 // chains is an array of {positions: Float64Array (iterations × dim, warmup
 // first), iterations: number}.
+//
+// file is a Uint8Array or ArrayBuffer (copied into Go once), or a Blob (a
+// File) where FileReaderSync exists (Web Workers): the Blob is then read in
+// chunks of 1 MiB as it is parsed, never held whole in memory, and
+// onProgress(bytesRead, size) is called after each chunk.
 package main
 
 import (
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
+	"io"
 	"math"
+	"runtime"
 	"syscall/js"
 
 	"github.com/dpmcmc/dpmcmc/core/run"
@@ -73,10 +81,20 @@ func install(global js.Value) js.Value {
 				return errorJSON(err)
 			}
 		}
-		return mustJSON(inspect(bytesFromJS(a[0]), o))
+		var progress js.Value
+		if len(a) > 2 && a[2].Type() == js.TypeFunction {
+			progress = a[2]
+		}
+		res := mustJSON(inspectSource(sourceFromJS(a[0], progress), o))
+		// The table is garbage now: collect it before the next load (a
+		// plan or a chain) allocates its own, so that the engine's memory
+		// stays near one table's size.
+		runtime.GC()
+		return res
 	})
 	fn("newChain", func(a []js.Value) any {
-		ch, info, err := newChain(bytesFromJS(a[0]), a[1].String(), a[2].Int())
+		ch, info, err := newChain(sourceFromJS(a[0], js.Undefined()), a[1].String(), a[2].Int())
+		runtime.GC() // the loaded table, once the model holds its rows
 		if err != nil {
 			return js.Global().Get("JSON").Call("parse", errorJSON(err))
 		}
@@ -116,7 +134,8 @@ func install(global js.Value) js.Value {
 		return s
 	})
 	fn("plan", func(a []js.Value) any {
-		p, err := plan(bytesFromJS(a[0]), a[1].String())
+		p, err := plan(sourceFromJS(a[0], js.Undefined()), a[1].String())
+		runtime.GC() // as for inspect
 		if err != nil {
 			return errorJSON(err)
 		}
@@ -194,6 +213,77 @@ func runArgs(a []js.Value) (*run.Config, []string, []chainData, error) {
 }
 
 func errorJSON(err error) string { return mustJSON(map[string]any{"error": toAPIError(err)}) }
+
+// sourceFromJS is the source of a file argument: a Blob read in chunks when
+// FileReaderSync exists, else bytes copied into Go.
+func sourceFromJS(v js.Value, progress js.Value) source {
+	frs := js.Global().Get("FileReaderSync")
+	if frs.Type() == js.TypeFunction && v.InstanceOf(js.Global().Get("Blob")) {
+		return &blobSource{blob: v, size: v.Get("size").Int(), reader: frs.New(), progress: progress}
+	}
+	return bytesSource(bytesFromJS(v))
+}
+
+// blobChunk is the size of one read of a blobSource.
+const blobChunk = 1 << 20
+
+// blobSource reads a Blob synchronously (FileReaderSync) in chunks.
+type blobSource struct {
+	blob     js.Value
+	size     int
+	reader   js.Value // a FileReaderSync
+	progress js.Value // onProgress(bytesRead, size) or undefined
+	buf      []byte   // shared by the readers (one is read at a time)
+}
+
+func (s *blobSource) Size() int { return s.size }
+
+func (s *blobSource) Open() io.Reader {
+	if s.buf == nil {
+		s.buf = make([]byte, blobChunk)
+	}
+	return &blobReader{s: s}
+}
+
+// blobReader reads its source from the start.
+type blobReader struct {
+	s        *blobSource
+	off      int    // bytes of the blob read into Go so far
+	pending  []byte // read but not yet returned
+	uint8Arr js.Value
+}
+
+// Len is the number of bytes not yet returned (as bytes.Reader's): it lets
+// dataset.Load size the table once.
+func (r *blobReader) Len() int { return r.s.size - r.off + len(r.pending) }
+
+func (r *blobReader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if len(r.pending) == 0 {
+		if r.off >= r.s.size {
+			return 0, io.EOF
+		}
+		end := min(r.off+blobChunk, r.s.size)
+		ab := r.s.reader.Call("readAsArrayBuffer", r.s.blob.Call("slice", r.off, end))
+		if r.uint8Arr.IsUndefined() {
+			r.uint8Arr = js.Global().Get("Uint8Array")
+		}
+		n := js.CopyBytesToGo(r.s.buf, r.uint8Arr.New(ab))
+		if n != end-r.off {
+			return 0, fmt.Errorf("reading the file: got %d bytes at offset %d, want %d", n, r.off, end-r.off)
+		}
+		r.pending = r.s.buf[:n]
+		r.off = end
+		if r.s.progress.Type() == js.TypeFunction {
+			r.s.progress.Invoke(r.off, r.s.size)
+		}
+	}
+	n := copy(p, r.pending)
+	r.pending = r.pending[n:]
+	return n, nil
+}
 
 // bytesFromJS copies a Uint8Array or an ArrayBuffer into Go.
 func bytesFromJS(v js.Value) []byte {

@@ -4,7 +4,6 @@ package main
 // privacy report of what ran, both computed by core/run.
 
 import (
-	"bytes"
 	"encoding/json"
 
 	"github.com/dpmcmc/dpmcmc/core/run"
@@ -21,7 +20,7 @@ type planResult struct {
 // plan prepares the run on the loaded file as the chain workers will and
 // returns its plan. Only public quantities come out: n, d, and settings
 // derived from the typed bounds and budget.
-func plan(data []byte, cfgJSON string) (*planResult, error) {
+func plan(src source, cfgJSON string) (*planResult, error) {
 	cfg, err := run.ParseConfig([]byte(cfgJSON))
 	if err != nil {
 		return nil, err
@@ -29,7 +28,7 @@ func plan(data []byte, cfgJSON string) (*planResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	t, _, err := run.LoadData(bytes.NewReader(data), cfg)
+	t, _, err := run.LoadData(src.Open(), cfg)
 	if err != nil {
 		return nil, err
 	}

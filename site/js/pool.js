@@ -15,20 +15,40 @@ export class Pool {
     this.listeners = new Set();
     this.nextId = 1;
     this.pending = new Map(); // inspect id -> resolve
+    this.progress = new Map(); // inspect id -> onProgress
   }
 
-  /** Starts the workers with the module and resolves when all are ready. */
-  start(module) {
+  /**
+   * Creates the workers and starts the engine in the first `eager` of them
+   * (default: all). Resolves when every worker's scripts have loaded (so no
+   * script is fetched later) and the eager ones are ready; initRest() then
+   * starts the others, off the page's start-up path. A worker queues the
+   * messages it receives before its engine is ready. module is a compiled
+   * WebAssembly.Module or a promise of one.
+   */
+  start(module, eager = this.size) {
+    this.module = module;
+    const loaded = [];
     const ready = [];
     for (let i = 0; i < this.size; i++) {
       const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: `dpmcmc-${i}` });
       this.workers.push(w);
+      loaded.push(new Promise((resolve, reject) => {
+        const onLoaded = (e) => {
+          if (e.data.type === 'loaded') {
+            w.removeEventListener('message', onLoaded);
+            resolve();
+          }
+        };
+        w.addEventListener('message', onLoaded);
+        w.addEventListener('error', (e) => reject(new Error(`worker ${i}: ${e.message}`)));
+      }));
       ready.push(new Promise((resolve, reject) => {
         const onReady = (e) => {
           if (e.data.type === 'ready') {
             w.removeEventListener('message', onReady);
-            resolve(e.data.version);
-          } else if (e.data.type === 'error') {
+            resolve(e.data);
+          } else if (e.data.type === 'error' && e.data.id === undefined && e.data.runId === undefined) {
             reject(new Error(e.data.error.message));
           }
         };
@@ -41,26 +61,48 @@ export class Pool {
       w.addEventListener('error', (e) => {
         for (const f of this.listeners) f({ type: 'crashed', worker: i, error: { message: e.message || 'the worker stopped' } }, i);
       });
-      w.postMessage({ type: 'init', module });
     }
-    return Promise.all(ready);
+    this.ready = Promise.all(ready);
+    this.ready.catch(() => {}); // reported by start() or by the listeners
+    this.initialised = 0;
+    this.initRest(eager);
+    return Promise.all([Promise.all(loaded), Promise.all(ready.slice(0, eager))]).then(([, r]) => r[0]);
+  }
+
+  /** Starts the engine in the workers not started yet (at most up to worker `upTo`). */
+  initRest(upTo = this.size) {
+    for (; this.initialised < Math.min(upTo, this.size); this.initialised++) {
+      const w = this.workers[this.initialised];
+      // module may be a promise: the workers load their scripts meanwhile.
+      Promise.resolve(this.module).then((module) => w.postMessage({ type: 'init', module }), () => {});
+    }
   }
 
   dispatch(worker, msg) {
+    if (msg.type === 'loaded' || msg.type === 'ready') return;
+    if (msg.type === 'progress') {
+      this.progress.get(msg.id)?.(msg.loaded, msg.total);
+      return;
+    }
     if (msg.type === 'inspected' || msg.type === 'planned' || (msg.type === 'error' && msg.id)) {
       const resolve = this.pending.get(msg.id);
       this.pending.delete(msg.id);
+      this.progress.delete(msg.id);
       resolve?.(msg.type === 'error' ? { error: msg.error, columns: [], preview: [] } : msg.result);
       return;
     }
     for (const f of this.listeners) f(msg, worker);
   }
 
-  /** Parses a file (a File or Blob) in worker 0; resolves with the inspect result. */
-  inspect(file, opts = {}) {
+  /**
+   * Parses a file (a File or Blob) in worker 0; resolves with the inspect
+   * result. onProgress(bytesParsed, size) is called while it parses.
+   */
+  inspect(file, opts = {}, onProgress = null) {
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
+      if (onProgress) this.progress.set(id, onProgress);
       this.workers[0].postMessage({ type: 'inspect', id, file, opts });
     });
   }

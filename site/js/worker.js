@@ -10,14 +10,20 @@
 //
 // Messages in:  {type:'init', module} | {type:'inspect', id, file, opts} | {type:'plan', id, config}
 //               | {type:'start', runId, file, config, chain} | {type:'cancel', runId}
-// Messages out: {type:'ready', version} | {type:'inspected', id, result} | {type:'planned', id, result}
+// Messages out: {type:'loaded'} | {type:'ready', version, selfTest} | {type:'inspected', id, result} | {type:'planned', id, result}
+//               | {type:'progress', id, loaded, total} (bytes of the file parsed, while inspecting)
 //               | {type:'started', runId, chain, info} | {type:'draws', runId, chain, draws, iteration, total, accepted}
-//               | {type:'end', runId, chain, iterations, cancelled, ms} | {type:'error', runId?, id?, error}
+//               | {type:'end', runId, chain, iterations, cancelled, ms, stats} | {type:'error', runId?, id?, error}
+//
+// stats (for the benchmark page): {prepareMs (file read + newChain), advanceMs (time inside
+// h.advance, the engine's own work), loopMs (first advance to last flush), slices, posts}.
 
 import { startEngine } from './wasm.js';
 
 let api;
-let lastBytes = null; // the file last inspected (worker 0), for plans
+let engineReady; // resolves once api is set: messages wait for it
+const apiReady = new Promise((resolve) => { engineReady = resolve; });
+let lastFile = null; // the file last inspected (worker 0), for plans
 const cancelled = new Set();
 
 const SLICE_MS = 12; // target time of one slice of iterations
@@ -34,14 +40,30 @@ function yieldTurn() {
   });
 }
 
-async function readBytes(file) {
+/**
+ * What the engine reads a file from: the File itself where FileReaderSync
+ * exists (the engine then reads it in chunks as it parses: a large file is
+ * never copied whole), else its bytes.
+ */
+async function source(file) {
+  if (typeof FileReaderSync === 'function') return file;
   return new Uint8Array(await file.arrayBuffer());
 }
 
+const PROGRESS_MS = 100; // at most one progress message per PROGRESS_MS
+
 async function inspect({ id, file, opts }) {
-  const bytes = await readBytes(file);
-  lastBytes = bytes;
-  const result = JSON.parse(api.inspect(bytes, JSON.stringify(opts ?? {})));
+  const src = await source(file);
+  lastFile = src;
+  let last = 0;
+  const progress = (loaded, total) => {
+    const now = performance.now();
+    if (now - last < PROGRESS_MS && loaded < total) return;
+    last = now;
+    postMessage({ type: 'progress', id, loaded, total });
+  };
+  const result = JSON.parse(api.inspect(src, JSON.stringify(opts ?? {}), progress));
+  result.memoryBytes = api.memoryBytes(); // the engine's memory after the load (for the benchmark)
   postMessage({ type: 'inspected', id, result });
 }
 
@@ -60,13 +82,14 @@ function concat(chunks) {
 
 async function runChain({ runId, file, config, chain }) {
   const t0 = performance.now();
-  const bytes = await readBytes(file);
-  const h = api.newChain(bytes, config, chain);
+  const h = api.newChain(await source(file), config, chain);
   if (h.error) {
     postMessage({ type: 'error', runId, chain, error: h.error });
     return;
   }
   postMessage({ type: 'started', runId, chain, info: h.info });
+  const loop0 = performance.now();
+  const stats = { prepareMs: loop0 - t0, advanceMs: 0, loopMs: 0, slices: 0, posts: 0 };
   let slice = 1;
   let chunks = [];
   let last = performance.now();
@@ -76,11 +99,14 @@ async function runChain({ runId, file, config, chain }) {
     const draws = concat(chunks);
     chunks = [];
     postMessage({ type: 'draws', runId, chain, draws, iteration: r.iteration, total: r.total, accepted: r.accepted }, [draws.buffer]);
+    stats.posts++;
   };
   while (!r.done && !cancelled.has(runId)) {
     const s0 = performance.now();
     r = h.advance(slice);
     const dt = performance.now() - s0;
+    stats.advanceMs += dt;
+    stats.slices++;
     // Aim each slice at SLICE_MS so that a cancel is handled promptly.
     slice = Math.max(1, Math.min(100000, Math.round(slice * SLICE_MS / Math.max(dt, 0.25))));
     if (r.draws.length) chunks.push(r.draws);
@@ -91,8 +117,9 @@ async function runChain({ runId, file, config, chain }) {
     await yieldTurn(); // lets a 'cancel' message in
   }
   flush();
+  stats.loopMs = performance.now() - loop0;
   const iterations = h.done();
-  postMessage({ type: 'end', runId, chain, iterations, cancelled: iterations < h.total(), ms: performance.now() - t0 });
+  postMessage({ type: 'end', runId, chain, iterations, cancelled: iterations < h.total(), ms: performance.now() - t0, stats });
   h.free();
 }
 
@@ -103,17 +130,18 @@ onmessage = (e) => {
     case 'init':
       startEngine(msg.module).then((a) => {
         api = a;
-        postMessage({ type: 'ready', version: a.version });
+        engineReady();
+        postMessage({ type: 'ready', version: a.version, selfTest: a.selfTest() });
       }, fail);
       break;
     case 'inspect':
-      inspect(msg).catch(fail);
+      apiReady.then(() => inspect(msg)).catch(fail);
       break;
     case 'plan':
-      postMessage({ type: 'planned', id: msg.id, result: lastBytes ? JSON.parse(api.plan(lastBytes, msg.config)) : { error: { message: 'no file' } } });
+      apiReady.then(() => postMessage({ type: 'planned', id: msg.id, result: lastFile ? JSON.parse(api.plan(lastFile, msg.config)) : { error: { message: 'no file' } } })).catch(fail);
       break;
     case 'start':
-      runChain(msg).catch(fail);
+      apiReady.then(() => runChain(msg)).catch(fail);
       break;
     case 'cancel':
       cancelled.add(msg.runId);
@@ -122,3 +150,6 @@ onmessage = (e) => {
       fail(new Error(`unknown message ${msg.type}`));
   }
 };
+
+// The scripts have loaded (the pool's start-up waits for this in every worker).
+postMessage({ type: 'loaded' });
