@@ -39,7 +39,9 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 		algs    string
 		nRows   int
 		resume  string
+		models  string
 	)
+	fs.StringVar(&models, "models", "", "clipping: comma-separated models (banana, gauss; default: both)")
 	fs.IntVar(&nRows, "n", 0, "data rows of banana, gauss, clipping (default: the paper's 100000; 10000 with --quick)")
 	fs.StringVar(&resume, "resume", "", "banana, gauss: reuse the (algorithm, ε) cells of this earlier NAME_runs.csv that have the repeats asked for")
 	fs.StringVar(&epsList, "eps", "", "comma-separated ε values (default: the paper's grid)")
@@ -93,6 +95,9 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	}
 	if algs != "" {
 		o.Algorithms = strings.Split(algs, ",")
+	}
+	if models != "" {
+		o.Models = strings.Split(models, ",")
 	}
 	if !quiet {
 		o.Log = stderr

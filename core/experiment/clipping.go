@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/dpmcmc/dpmcmc/core/mcmc"
 )
@@ -51,6 +52,9 @@ func clippingExperiment(ctx context.Context, o Options) (*Output, error) {
 	var figs []*Figure
 	var lines []string
 	for si, s := range sets {
+		if len(o.Models) > 0 && !slices.Contains(o.Models, s.model) {
+			continue
+		}
 		p, err := makeProblem(s.model, o.Quick, o.Seed, o.N)
 		if err != nil {
 			return nil, err

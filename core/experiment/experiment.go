@@ -43,6 +43,9 @@ type Options struct {
 	Epsilons []float64
 	// Algorithms restricts the algorithms run (nil: all).
 	Algorithms []string
+	// Models restricts the clipping experiment to these models (banana,
+	// gauss; nil: both).
+	Models []string
 	// N overrides the number of data rows of the banana, gauss and
 	// clipping experiments (0: the paper's 10⁵, 10⁴ when Quick).
 	N int
