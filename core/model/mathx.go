@@ -186,3 +186,41 @@ func matVec(x []float64, d int, th []float64, rows []int, lo int, out []float64)
 		out[k] = (s0 + s1) + (s2 + s3)
 	}
 }
+
+// matVecPair is matVec for two parameter vectors at once (out1 for th1,
+// out2 for th2), each row loaded once; the same summation order, so the
+// same values as two matVec calls.
+func matVecPair(x []float64, d int, th1, th2 []float64, rows []int, lo int, out1, out2 []float64) {
+	th1, th2 = th1[:d], th2[:d]
+	out2 = out2[:len(out1)]
+	d4 := d &^ 3
+	for k := range out1 {
+		i := lo + k
+		if rows != nil {
+			i = rows[i]
+		}
+		a := x[i*d : i*d+d]
+		a = a[:len(th1)]
+		var s0, s1, s2, s3, u0, u1, u2, u3 float64
+		j := 0
+		for ; j < d4; j += 4 {
+			aa := a[j : j+4 : j+4]
+			tt := th1[j : j+4 : j+4]
+			vv := th2[j : j+4 : j+4]
+			s0 += aa[0] * tt[0]
+			u0 += aa[0] * vv[0]
+			s1 += aa[1] * tt[1]
+			u1 += aa[1] * vv[1]
+			s2 += aa[2] * tt[2]
+			u2 += aa[2] * vv[2]
+			s3 += aa[3] * tt[3]
+			u3 += aa[3] * vv[3]
+		}
+		for ; j < len(a); j++ {
+			s0 += a[j] * th1[j]
+			u0 += a[j] * th2[j]
+		}
+		out1[k] = (s0 + s1) + (s2 + s3)
+		out2[k] = (u0 + u1) + (u2 + u3)
+	}
+}

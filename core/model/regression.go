@@ -162,6 +162,37 @@ func (m *Logistic) logLikFused(theta []float64, rows []int, cur, out []float64, 
 	return m.pass(theta, rows, cur, out, nil, sum)
 }
 
+// logLikRatio implements ratioPasser: η at θ and θ' from the same row
+// loads (matVecPair), cur = ℓ(θ), out = ℓ(θ') − ℓ(θ); bit for bit two
+// LogLik calls.
+func (m *Logistic) logLikRatio(thetaNew, theta []float64, rows []int, cur, out []float64) {
+	n := m.n
+	if rows != nil {
+		n = len(rows)
+	}
+	out, cur = out[:n], cur[:n]
+	var zb, z2b, sb [batchLen]float64
+	for lo := 0; lo < n; lo += batchLen {
+		hi := min(lo+batchLen, n)
+		z, z2 := zb[:hi-lo], z2b[:hi-lo]
+		matVecPair(m.x, m.d, theta, thetaNew, rows, lo, z, z2)
+		sg := sb[:len(z)]
+		if rows == nil {
+			sg = m.sgn[lo:hi]
+		} else {
+			for k, i := range rows[lo:hi] {
+				sg[k] = m.sgn[i]
+			}
+		}
+		c, o := cur[lo:hi], out[lo:hi]
+		negSoftplusBatch(z, sg, c, m.f)
+		negSoftplusBatch(z2, sg, o, m.f)
+		for k, v := range c[:len(o)] {
+			o[k] -= v
+		}
+	}
+}
+
 // pass is the batched pass over rows (all when nil). With out not nil it
 // writes out[k] = ℓ_i(θ) − cur[k] (ℓ_i(θ) when cur is nil); with sum set
 // it returns the sum of those values in row order; with grad not nil it
