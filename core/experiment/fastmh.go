@@ -148,9 +148,9 @@ func fastmhExperiment(ctx context.Context, o Options) (*Output, error) {
 	}
 	runs := &Table{Name: "fastmh_runs", Header: []string{"algorithm", "step_epsilon", "step_delta", "repeat", "iterations", "total_epsilon", "total_delta", "sym_kl", "rows_touched_fraction", "acceptance", "mean1", "mean2", "step", "minibatch_fraction", "free_fraction"}}
 	curve := &Table{Name: "fastmh_curve", Header: []string{"algorithm", "step_epsilon", "iterations", "sym_kl_mean", "sym_kl_se", "data_touched_passes"}}
-	figIt := &Figure{Name: "fastmh_kl_iterations", Title: fmt.Sprintf("Truncated MoG: symmetric KL vs iterations (ε = %g per iteration)", epsList[min(1, len(epsList)-1)]), XLabel: "iterations", YLabel: "symmetric KL", LogY: true}
+	figIt := &Figure{Name: "fastmh_kl_iterations", Title: fmt.Sprintf("Truncated MoG: symmetric KL vs iterations (ε = %g per iteration)", epsList[min(1, len(epsList)-1)]), XLabel: "iterations", YLabel: "symmetric KL", LogY: true, LegendBottom: true, LegendLeft: true, Height: 12}
 	figEps := &Figure{Name: "fastmh_kl_epsilon", Title: fmt.Sprintf("Truncated MoG: symmetric KL after %d iterations vs ε", T), XLabel: "ε per iteration", YLabel: "symmetric KL", LogX: true, LogY: true}
-	figData := &Figure{Name: "fastmh_kl_data", Title: fmt.Sprintf("Truncated MoG: symmetric KL vs data touched (ε = %g per iteration; paper Fig. 4)", epsList[min(1, len(epsList)-1)]), XLabel: "rows read, in passes over the N rows", YLabel: "symmetric KL", LogX: true, LogY: true}
+	figData := &Figure{Name: "fastmh_kl_data", Title: fmt.Sprintf("Truncated MoG: symmetric KL vs data touched (ε = %g per iteration; paper Fig. 4)", epsList[min(1, len(epsList)-1)]), XLabel: "rows read, in passes over the N rows", YLabel: "symmetric KL", LogX: true, LogY: true, LegendBottom: true, LegendLeft: true, Height: 12}
 	figRows := &Figure{Name: "fastmh_rows", Title: "Truncated MoG: fraction of rows touched per iteration vs ε", XLabel: "ε per iteration", YLabel: "rows touched / N", LogX: true, LogY: true}
 	var lines []string
 	bar := map[string]bool{}
