@@ -79,12 +79,7 @@ func checkTheta(theta []float64, d int) error {
 
 // logLikAll writes ℓ_i(θ) for every row into buf (len N) and returns the sum.
 func logLikAll(m model.Model, theta, buf []float64) float64 {
-	m.LogLik(theta, nil, buf)
-	s := 0.0
-	for _, v := range buf {
-		s += v
-	}
-	return s
+	return model.LogLikSum(m, theta, nil, buf) // one pass where the model fuses it; same sum
 }
 
 // gradLogPost writes ∇ log π(θ) = Σ_i ∇ℓ_i(θ) + ∇ log p(θ) into grad, using

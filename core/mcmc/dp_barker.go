@@ -77,8 +77,7 @@ type DPBarker struct {
 	theta, prop []float64
 	lpCur       float64
 	// subsampled
-	fl       floydSampler
-	wor      worSampler // only when n > 2^32 (floydOK)
+	batch    batchSampler
 	bs       batchSum
 	llA, llB []float64 // ℓ_i(θ) and ℓ_i(θ') − ℓ_i(θ) on the batch
 	// full
@@ -226,11 +225,7 @@ func NewDPBarker(m model.Model, cfg DPBarkerConfig) (*DPBarker, error) {
 	} else {
 		k.b = cfg.Batch
 		k.clip = cfg.Clip * math.Sqrt(float64(k.b)) / float64(nPub)
-		if floydOK(n) {
-			k.fl = newFloydSampler(n, k.b)
-		} else {
-			k.wor = newWORSampler(n)
-		}
+		k.batch = newBatchSampler(n, k.b)
 		k.bs = newBatchSum(k.b)
 		k.llA, k.llB = make([]float64, k.b), make([]float64, k.b)
 	}
@@ -323,12 +318,7 @@ func (k *DPBarker) noisy(r rng.Streams, x, v float64) float64 {
 // calls and their difference.
 func (k *DPBarker) batchStat(r rng.Streams) (delta, s2 float64, clipped int) {
 	b := k.b
-	var rows []int
-	if k.fl.out != nil {
-		rows = k.fl.draw(r.Noise, b)
-	} else {
-		rows = k.wor.draw(r.Noise, b)
-	}
+	rows := k.batch.draw(r.Noise, b)
 	model.LogLikRatio(k.m, k.prop, k.theta, rows, k.llA, k.llB)
 	scale := float64(k.nPub) / float64(b) // N/b
 	if k.cfg.NoiseOff {

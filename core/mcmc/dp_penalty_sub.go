@@ -72,7 +72,7 @@ type DPPenaltySub struct {
 
 	theta, prop []float64
 	lpCur       float64
-	wor         worSampler
+	batch       batchSampler
 	bs          batchSum
 	llA, llB    []float64
 	ready       bool
@@ -170,7 +170,7 @@ func NewDPPenaltySub(m model.Model, cfg DPPenaltySubConfig) (*DPPenaltySub, erro
 		m: m, cfg: cfg, d: d, n: n, b: cfg.Batch, a: float64(nPub) / float64(cfg.Batch),
 		step: cfg.Step, scale: sc, box: box, bits: bits, sqTau: math.Sqrt(cfg.Tau),
 		theta: make([]float64, d), prop: make([]float64, d),
-		wor: newWORSampler(n), bs: newBatchSum(cfg.Batch),
+		batch: newBatchSampler(n, cfg.Batch), bs: newBatchSum(cfg.Batch),
 		llA: make([]float64, cfg.Batch), llB: make([]float64, cfg.Batch), ad: ad,
 	}, nil
 }
@@ -222,7 +222,7 @@ func (k *DPPenaltySub) Step(r rng.Streams) Info {
 		return Info{Accepted: true, AcceptProb: 1}
 	}
 	b := k.b
-	rows := k.wor.draw(r.Noise, b)
+	rows := k.batch.draw(r.Noise, b)
 	k.m.LogLik(k.theta, rows, k.llA)
 	k.m.LogLik(k.prop, rows, k.llB)
 	bf := float64(b)

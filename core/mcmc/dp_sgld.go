@@ -69,7 +69,7 @@ type DPSGLD struct {
 	theta, v    []float64
 	grad, prior []float64
 	alpha       float64
-	wor         worSampler
+	batch       batchSampler
 	pbuf        []int
 	gs          gradSum
 	ready       bool
@@ -213,7 +213,7 @@ func NewDPSGLD(m model.Model, cfg DPSGLDConfig) (*DPSGLD, error) {
 		gs: newGradSum(n, d, cfg.GradClip),
 	}
 	if s == privacy.WithoutReplacement {
-		k.wor = newWORSampler(n)
+		k.batch = newBatchSampler(n, k.b)
 	} else {
 		k.pbuf = make([]int, 0, n)
 	}
@@ -293,7 +293,7 @@ func (k *DPSGLD) Step(r rng.Streams) Info {
 	}
 	var rows []int
 	if k.samp == privacy.WithoutReplacement {
-		rows = k.wor.draw(r.Noise, k.b)
+		rows = k.batch.draw(r.Noise, k.b)
 	} else {
 		rows = poissonSample(r.Noise, k.n, k.q, k.pbuf)
 	}

@@ -28,6 +28,32 @@ import (
 // public randomness; they are merely kept secret. Batch sizes that the
 // accounting treats as known (TunaMH's B) stay on the public stream.
 
+// batchSampler draws the fixed-size batches without replacement of the
+// subsampled kernels: floydSampler when n fits its 32-bit draws (floydOK:
+// every table that fits in memory), else worSampler. Both are exactly
+// uniform over b-subsets; Floyd's touches O(b) memory instead of an
+// n-entry permutation.
+type batchSampler struct {
+	fl  floydSampler
+	wor worSampler
+}
+
+func newBatchSampler(n, b int) batchSampler {
+	if floydOK(n) {
+		return batchSampler{fl: newFloydSampler(n, b)}
+	}
+	return batchSampler{wor: newWORSampler(n)}
+}
+
+// draw returns a uniformly random b-subset of {0…n−1} (a view valid until
+// the next draw).
+func (s *batchSampler) draw(r *rand.Rand, b int) []int {
+	if s.fl.out != nil {
+		return s.fl.draw(r, b)
+	}
+	return s.wor.draw(r, b)
+}
+
 // worSampler draws fixed-size batches without replacement: a partial
 // Fisher–Yates shuffle of a persistent permutation, O(b) per batch and no
 // allocation. Whatever the permutation's current order, the first b entries
