@@ -38,7 +38,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&s.TauGrad, "tau-grad", 0, "DP-HMC gradient noise scale τ_g")
 	fs.IntVar(&s.Leapfrog, "leapfrog", 0, "DP-HMC leapfrog steps L (default 10)")
 	fs.Float64Var(&s.Step, "step", 0, "DP-MALA proposal step σ_p (its cost depends on it)")
-	fs.Float64Var(&s.Clip, "clip", 0, "log-likelihood-ratio clip R (does not change the plan of dp-penalty and dp-hmc; dp-barker: the factor of √b/N₀, default 0.99)")
+	fs.Float64Var(&s.Clip, "clip", 0, "log-likelihood-ratio clip R (does not change the plan of dp-penalty and dp-hmc; dp-barker: the factor of √b/N₀, default 0.99; dp-barker-full: the per-row clip, calibrated to the budget when unset)")
 	fs.Float64Var(&s.GradClip, "grad-clip", 0, "gradient clip G (needed by dp-mala, dp-sgld, dp-sgnht, hybrid)")
 	fs.Float64Var(&s.MALAScale, "mala-a", 0, "DP-MALA proposal variance factor a (default 1)")
 	fs.Float64Var(&s.Box, "box", 0, "parameter box (ops, hybrid)")
@@ -62,6 +62,14 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if (cfg.Algorithm == "dp-hmc" || cfg.Algorithm == "dp-mala") && dim < 1 {
 		return fmt.Errorf("--dim (the number of parameters) is required for %s", cfg.Algorithm)
 	}
+	switch cfg.Algorithm {
+	case "dp-sgld", "dp-sgnht", "dp-sghmc", "hybrid":
+		// A run derives the gradient clip from the public bounds; without
+		// data the plan needs it.
+		if s.GradClip <= 0 {
+			return fmt.Errorf("--grad-clip is required to plan %s without data (a run derives it from the public column bounds)", cfg.Algorithm)
+		}
+	}
 	if dim < 1 {
 		dim = 1
 	}
@@ -82,12 +90,22 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if *asText {
 		fmt.Fprintf(stdout, "%s with %d chains on n = %d: %d warmup + %d draws per chain (%d iterations in total), spending ε = %.4g at δ = %g (%s accountant)",
 			p.Algorithm, p.Chains, p.N, p.Warmup, p.Draws, p.Chains*p.IterationsPerChain(), p.Epsilon, p.Delta, p.Accountant)
-		if p.Settings.Tau > 0 {
-			fmt.Fprintf(stdout, "; noise τ = %.6g", p.Settings.Tau)
-			if p.Settings.TauGrad > 0 {
-				fmt.Fprintf(stdout, ", τ_g = %.6g", p.Settings.TauGrad)
+		// The privacy knobs the plan fixed or calibrated (only those the
+		// algorithm has are set).
+		sep := "; "
+		knob := func(format string, v float64) {
+			if v > 0 {
+				fmt.Fprintf(stdout, sep+format, v)
+				sep = ", "
 			}
 		}
+		s := p.Settings
+		knob("noise τ = %.6g", s.Tau)
+		knob("τ_g = %.6g", s.TauGrad)
+		knob("noise multiplier = %.6g", s.NoiseMultiplier)
+		knob("per-step ε = %.6g", s.StepEpsilon)
+		knob("per-step δ = %.3g", s.StepDelta)
+		knob("clip = %.6g", s.Clip)
 		fmt.Fprintln(stdout, ".")
 		for _, note := range p.Notes {
 			fmt.Fprintf(stdout, "Note: %s\n", note)

@@ -72,7 +72,7 @@ func (f *sampleFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.epsilon, "epsilon", 0, "total privacy budget ε for all chains, warmup included (private algorithms)")
 	fs.Float64Var(&f.delta, "delta", 0, "total δ (private algorithms); choose δ < 1/n")
 	fs.StringVar(&f.relation, "relation", "replace", "neighbouring relation: replace (one row replaced, n public) or add-remove")
-	fs.Float64Var(&c.Settings.Clip, "clip", 0, "clip each row's log-likelihood ratio to ±R·‖θ'−θ‖ (default: the public bound implied by the column bounds)")
+	fs.Float64Var(&c.Settings.Clip, "clip", 0, "clip each row's log-likelihood ratio to ±R·‖θ'−θ‖ (default: the public bound implied by the column bounds; dp-barker: the factor of √b/N₀, default 0.99; dp-barker-full: ±R itself, default calibrated to the budget)")
 	fs.Float64Var(&c.Settings.GradClip, "grad-clip", 0, "clip each row's gradient to L2 norm G (default: the public bound implied by the column bounds)")
 	fs.Float64Var(&c.Settings.Tau, "tau", 0, "noise scale τ (default: calibrated so the planned iterations fit the budget)")
 	fs.Float64Var(&c.Settings.TauGrad, "tau-grad", 0, "DP-HMC gradient noise scale τ_g (default: 5.5·τ)")

@@ -32,10 +32,23 @@ var accountedAlgorithms = map[string]accounted{
 		best, _, err := barkerConfig(c, n, false).Account(n, total, c.Privacy.Delta)
 		return best, err
 	}},
-	"dp-barker-full": {account: func(c *Config, n, d, total int) (privacy.Report, error) {
-		best, _, err := barkerConfig(c, n, true).Account(n, total, c.Privacy.Delta)
-		return best, err
-	}},
+	"dp-barker-full": {
+		account: func(c *Config, n, d, total int) (privacy.Report, error) {
+			best, _, err := barkerConfig(c, n, true).Account(n, total, c.Privacy.Delta)
+			return best, err
+		},
+		// The full-data Barker test's noise is fixed by C, so its privacy
+		// knob is the clip B of each row's ratio (μ = f·B/√C per step):
+		// with the clip unset, the largest B for which the iterations fit
+		// the budget (ε increases with B, so bisect on 1/B).
+		noiseGiven: func(s Settings) bool { return s.Clip > 0 },
+		calibrate: func(c *Config, n, d, total int) error {
+			return bisectNoise(c, func(x float64) { c.Settings.Clip = 1 / x }, func() (privacy.Report, error) {
+				best, _, err := barkerConfig(c, n, true).Account(n, total, c.Privacy.Delta)
+				return best, err
+			})
+		},
+	},
 	"dp-fastmh":      fastMHAccounting(false),
 	"dp-fastmh-full": fastMHAccounting(true),
 	"dp-penalty-sub": {
@@ -169,9 +182,11 @@ func hybridConfig(c *Config, n int, m model.Model) mcmc.HybridConfig {
 // for which account() ≤ ε, with set(x) applied; ε must decrease in x.
 func bisectNoise(c *Config, set func(float64), account func() (privacy.Report, error)) error {
 	eps := c.Privacy.Epsilon
+	var lastErr error
 	ok := func(x float64) bool {
 		set(x)
 		r, err := account()
+		lastErr = err
 		return err == nil && r.Epsilon <= eps
 	}
 	lo, hi := 1e-9, 1.0
@@ -179,6 +194,9 @@ func bisectNoise(c *Config, set func(float64), account func() (privacy.Report, e
 		lo = hi
 		hi *= 2
 		if hi > 1e30 {
+			if lastErr != nil { // a setting the accountant refuses at any noise
+				return lastErr
+			}
 			return errors.New("no noise level fits the budget for these iterations: lower the iterations")
 		}
 	}

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/dpmcmc/dpmcmc/core/model"
@@ -147,5 +148,33 @@ func TestRoundUpSig(t *testing.T) {
 	}
 	if roundUpSig(1.99995184119, 9) != roundUpSig(1.99995184121, 9) {
 		t.Error("nearby values round apart")
+	}
+}
+
+// dp-barker-full's privacy knob is the clip (its noise is fixed by C): with
+// the clip unset and the iterations fixed, the plan picks the largest clip
+// that fits the budget; a setting the accountant refuses at any noise is
+// reported as such, not as "no noise level fits".
+func TestPlanCalibratesBarkerClip(t *testing.T) {
+	cfg := &Config{Model: model.Spec{Model: "banana"}, Algorithm: "dp-barker-full", Chains: 2, Warmup: 100, Draws: 100,
+		Privacy: &Budget{Epsilon: 1, Delta: 1e-6}}
+	p, err := MakePlan(cfg, 5000, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Warmup != 100 || p.Draws != 100 || p.Settings.Clip <= 0 || p.Epsilon > 1 || p.Epsilon < 0.999 {
+		t.Fatalf("plan %+v: want the iterations kept, a clip, and ε in [0.999, 1]", p)
+	}
+	// A 1% larger clip would not fit.
+	cfg2 := &Config{Model: model.Spec{Model: "banana"}, Algorithm: "dp-barker-full", Chains: 2, Warmup: 100, Draws: 100,
+		Settings: Settings{Clip: 1.01 * p.Settings.Clip}, Privacy: &Budget{Epsilon: 1, Delta: 1e-6}}
+	if _, err := MakePlan(cfg2, 5000, 2); err == nil {
+		t.Fatalf("clip %v (1%% above the calibrated one) fits the budget: calibration not tight", cfg2.Settings.Clip)
+	}
+	t.Logf("calibrated clip %.6g, ε = %.6g", p.Settings.Clip, p.Epsilon)
+	cfg3 := &Config{Model: model.Spec{Model: "banana"}, Algorithm: "dp-sgld", Chains: 2, Warmup: 100, Draws: 100,
+		Privacy: &Budget{Epsilon: 1, Delta: 1e-6}}
+	if _, err := MakePlan(cfg3, 5000, 2); err == nil || !strings.Contains(err.Error(), "grad_clip") {
+		t.Fatalf("dp-sgld without a gradient clip: err = %v, want the grad_clip error", err)
 	}
 }
