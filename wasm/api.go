@@ -6,7 +6,6 @@ package main
 // (go test ./wasm/) as well as under Node.
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
@@ -225,11 +224,9 @@ func isText(s string) bool {
 // preview returns the first PreviewRows data rows as text, each padded or
 // cut to ncol fields. It is lenient: the loader reports the errors.
 func preview(src io.Reader, delim rune, ncol int) [][]string {
-	br := bufio.NewReader(src)
-	if b, err := br.Peek(3); err == nil && bytes.Equal(b, []byte("\xef\xbb\xbf")) {
-		br.Discard(3)
-	}
-	r := csv.NewReader(br)
+	// Skip what the loader skips before the header (BOMs, Excel's "sep="
+	// line), so that the first record is the header the loader read.
+	r := csv.NewReader(dataset.SkipPreamble(src))
 	r.Comma = delim
 	r.LazyQuotes = true
 	r.FieldsPerRecord = -1

@@ -28,12 +28,14 @@ export class Pool {
    */
   start(module, eager = this.size) {
     this.module = module;
-    const loaded = [];
+    this.initialised = 0;
     const ready = [];
-    for (let i = 0; i < this.size; i++) {
+    // Worker i is created once worker i − 1 has loaded its scripts, so the
+    // workers start in order (the crash test picks the first one).
+    const spawn = (i) => {
       const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: `dpmcmc-${i}` });
       this.workers.push(w);
-      loaded.push(new Promise((resolve, reject) => {
+      const loaded = new Promise((resolve, reject) => {
         const onLoaded = (e) => {
           if (e.data.type === 'loaded') {
             w.removeEventListener('message', onLoaded);
@@ -42,7 +44,7 @@ export class Pool {
         };
         w.addEventListener('message', onLoaded);
         w.addEventListener('error', (e) => reject(new Error(`worker ${i}: ${e.message}`)));
-      }));
+      });
       ready.push(new Promise((resolve, reject) => {
         const onReady = (e) => {
           if (e.data.type === 'ready') {
@@ -61,17 +63,22 @@ export class Pool {
       w.addEventListener('error', (e) => {
         for (const f of this.listeners) f({ type: 'crashed', worker: i, error: { message: e.message || 'the worker stopped' } }, i);
       });
-    }
-    this.ready = Promise.all(ready);
-    this.ready.catch(() => {}); // reported by start() or by the listeners
-    this.initialised = 0;
-    this.initRest(eager);
-    return Promise.all([Promise.all(loaded), Promise.all(ready.slice(0, eager))]).then(([, r]) => r[0]);
+      if (i === 0) this.initRest(eager);
+      return loaded;
+    };
+    let all = spawn(0);
+    for (let i = 1; i < this.size; i++) all = all.then(() => spawn(i));
+    const allLoaded = all.then(() => {
+      this.initRest(eager);
+      this.ready = Promise.all(ready);
+      this.ready.catch(() => {}); // reported by start() or by the listeners
+    });
+    return allLoaded.then(() => Promise.all(ready.slice(0, eager))).then((r) => r[0]);
   }
 
   /** Starts the engine in the workers not started yet (at most up to worker `upTo`). */
   initRest(upTo = this.size) {
-    for (; this.initialised < Math.min(upTo, this.size); this.initialised++) {
+    for (; this.initialised < Math.min(upTo, this.workers.length); this.initialised++) {
       const w = this.workers[this.initialised];
       // module may be a promise: the workers load their scripts meanwhile.
       Promise.resolve(this.module).then((module) => w.postMessage({ type: 'init', module }), () => {});
