@@ -30,8 +30,9 @@ export class Pool {
     this.module = module;
     this.initialised = 0;
     const ready = [];
-    // Worker i is created once worker i − 1 has loaded its scripts, so the
-    // workers start in order (the crash test picks the first one).
+    // Worker 0 is created first, the others once it has loaded its scripts
+    // (in parallel): worker 0 is then the first worker the page has (the
+    // crash test picks it), and it starts its engine meanwhile.
     const spawn = (i) => {
       const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: `dpmcmc-${i}` });
       this.workers.push(w);
@@ -66,8 +67,11 @@ export class Pool {
       if (i === 0) this.initRest(eager);
       return loaded;
     };
-    let all = spawn(0);
-    for (let i = 1; i < this.size; i++) all = all.then(() => spawn(i));
+    const all = spawn(0).then(() => {
+      const rest = [];
+      for (let i = 1; i < this.size; i++) rest.push(spawn(i));
+      return Promise.all(rest);
+    });
     const allLoaded = all.then(() => {
       this.initRest(eager);
       this.ready = Promise.all(ready);
