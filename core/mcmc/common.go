@@ -77,6 +77,21 @@ func checkTheta(theta []float64, d int) error {
 	return nil
 }
 
+// initPosition checks an initial position θ₀ (length len(theta), inside the
+// prior's support and the box, if any), copies it into theta and returns
+// log p(θ₀).
+func initPosition(m model.Model, theta0, theta []float64, box []model.Interval) (float64, error) {
+	if err := checkTheta(theta0, len(theta)); err != nil {
+		return 0, err
+	}
+	lp := m.LogPrior(theta0)
+	if math.IsInf(lp, -1) || math.IsNaN(lp) || !inBox(theta0, box) {
+		return 0, errOutsideSupport
+	}
+	copy(theta, theta0)
+	return lp, nil
+}
+
 // logLikAll writes ℓ_i(θ) for every row into buf (len N) and returns the sum.
 func logLikAll(m model.Model, theta, buf []float64) float64 {
 	return model.LogLikSum(m, theta, nil, buf) // one pass where the model fuses it; same sum

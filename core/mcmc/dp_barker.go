@@ -240,14 +240,10 @@ func (k *DPBarker) Position() []float64 { return k.theta }
 
 // Init implements Kernel. theta0 must be public.
 func (k *DPBarker) Init(theta0 []float64) error {
-	if err := checkTheta(theta0, k.d); err != nil {
+	lp, err := initPosition(k.m, theta0, k.theta, k.box)
+	if err != nil {
 		return err
 	}
-	lp := k.m.LogPrior(theta0)
-	if math.IsInf(lp, -1) || math.IsNaN(lp) || !inBox(theta0, k.box) {
-		return errOutsideSupport
-	}
-	copy(k.theta, theta0)
 	k.lpCur = lp
 	if k.cfg.Full && !finite(logLikAll(k.m, k.theta, k.llCur)) {
 		return errBadLogLik

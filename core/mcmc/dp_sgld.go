@@ -231,14 +231,10 @@ func (k *DPSGLD) Position() []float64 { return k.theta }
 // Init implements Kernel. theta0 must be public; the momentum starts at 0
 // and the thermostat at the friction a.
 func (k *DPSGLD) Init(theta0 []float64) error {
-	if err := checkTheta(theta0, k.d); err != nil {
+	_, err := initPosition(k.m, theta0, k.theta, nil)
+	if err != nil {
 		return err
 	}
-	lp := k.m.LogPrior(theta0)
-	if math.IsInf(lp, -1) || math.IsNaN(lp) {
-		return errOutsideSupport
-	}
-	copy(k.theta, theta0)
 	clear(k.v)
 	k.alpha = k.cfg.Friction
 	k.ready = true

@@ -146,14 +146,10 @@ func (k *HMC) InvMetric() []float64 { return k.invM }
 
 // Init implements Kernel.
 func (k *HMC) Init(theta0 []float64) error {
-	if err := checkTheta(theta0, k.d); err != nil {
+	lp, err := initPosition(k.m, theta0, k.theta, nil)
+	if err != nil {
 		return err
 	}
-	lp := k.m.LogPrior(theta0)
-	if math.IsInf(lp, -1) || math.IsNaN(lp) {
-		return errOutsideSupport
-	}
-	copy(k.theta, theta0)
 	ll := k.logLikGradPost(k.theta, k.grad)
 	if !finite(ll) {
 		return errBadLogLik

@@ -93,14 +93,10 @@ func (k *MALA) StepSize() float64 { return k.step }
 
 // Init implements Kernel.
 func (k *MALA) Init(theta0 []float64) error {
-	if err := checkTheta(theta0, k.d); err != nil {
+	lp, err := initPosition(k.m, theta0, k.theta, nil)
+	if err != nil {
 		return err
 	}
-	lp := k.m.LogPrior(theta0)
-	if math.IsInf(lp, -1) || math.IsNaN(lp) {
-		return errOutsideSupport
-	}
-	copy(k.theta, theta0)
 	k.lpCur = lp
 	k.llCur = logLikAll(k.m, k.theta, k.buf)
 	if !finite(k.llCur) {

@@ -146,14 +146,10 @@ func (k *OPS) Bound() float64 { return k.bound }
 
 // Init implements Kernel; theta0 must be public and inside the box.
 func (k *OPS) Init(theta0 []float64) error {
-	if err := checkTheta(theta0, k.d); err != nil {
+	lp, err := initPosition(k.m, theta0, k.theta, k.box)
+	if err != nil {
 		return err
 	}
-	lp := k.m.LogPrior(theta0)
-	if math.IsInf(lp, -1) || math.IsNaN(lp) || !inBox(theta0, k.box) {
-		return errOutsideSupport
-	}
-	copy(k.theta, theta0)
 	k.lpCur = lp
 	k.sumCur = logLikAll(k.m, k.theta, k.llCur)
 	if !finite(k.sumCur) {

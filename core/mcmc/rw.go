@@ -43,14 +43,10 @@ func newRWChain(m model.Model, name string, step float64, scale []float64) (rwCh
 }
 
 func (c *rwChain) init(theta0 []float64) error {
-	if err := checkTheta(theta0, c.d); err != nil {
+	lp, err := initPosition(c.m, theta0, c.theta, nil)
+	if err != nil {
 		return err
 	}
-	lp := c.m.LogPrior(theta0)
-	if math.IsInf(lp, -1) || math.IsNaN(lp) {
-		return errOutsideSupport
-	}
-	copy(c.theta, theta0)
 	c.lpCur = lp
 	c.sumCur = logLikAll(c.m, c.theta, c.llCur)
 	if !finite(c.sumCur) {
