@@ -271,6 +271,12 @@ func (r *blobReader) Read(p []byte) (int, error) {
 			r.uint8Arr = js.Global().Get("Uint8Array")
 		}
 		n := js.CopyBytesToGo(r.s.buf, r.uint8Arr.New(ab))
+		// Detach the chunk's buffer: its memory is released now rather than
+		// at the worker's next garbage collection (which a long parse in
+		// one call may not reach before tens of chunks pile up).
+		if ab.Get("transfer").Type() == js.TypeFunction {
+			ab.Call("transfer", 0)
+		}
 		if n != end-r.off {
 			return 0, fmt.Errorf("reading the file: got %d bytes at offset %d, want %d", n, r.off, end-r.off)
 		}
