@@ -5,9 +5,9 @@
 #   ./build.sh --print-version  print the version stamped into builds
 #
 # Steps: compile ./wasm for GOOS=js GOARCH=wasm (-trimpath, -s -w, the
-# version in main.Version; the numeric kernels without bounds checks, see
-# WASM_GCFLAGS), write the module as a hex script asset (wasm/hexasset; the
-# page's CSP forbids fetching a .wasm), then server/sitebuild assembles
+# version in main.Version; extra -gcflags from WASM_GCFLAGS), write the
+# module as a hex script asset (wasm/hexasset; the page's CSP forbids
+# fetching a .wasm), then server/sitebuild assembles
 # site/ + Go's wasm_exec.js + that asset, gives assets content-hashed names,
 # and precompresses them (.gz always, .br when the brotli tool is installed).
 #
@@ -21,18 +21,14 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
 GO=${GO:-go}
-# The numeric kernels are compiled without bounds checks in wasm, where each
-# check is a compare and a branch the engine cannot hoist (≈ 1.3× on the
-# HMC benchmark). Their indices are checked by the native tests and fuzzing
-# (where the checks stay on); the results are the same bits either way.
-# WASM_GCFLAGS= (empty) builds with the checks.
-kernels=(core/model core/mcmc core/mathx)
-if [[ -z ${WASM_GCFLAGS+set} ]]; then
-	WASM_GCFLAGS=()
-	for k in "${kernels[@]}"; do WASM_GCFLAGS+=("-gcflags=github.com/dpmcmc/dpmcmc/$k=-B"); done
-else
-	read -r -a WASM_GCFLAGS <<< "$WASM_GCFLAGS"
-fi
+# WASM_GCFLAGS: extra -gcflags for the wasm build, e.g. to measure the
+# kernels without bounds checks:
+#   WASM_GCFLAGS="-gcflags=github.com/dpmcmc/dpmcmc/core/model=-B" ./build.sh
+# (≈ 1.5× on the HMC browser benchmark). The shipped build keeps the
+# checks: in wasm the noise key, the data and the released draws share one
+# linear memory, and an indexing bug that a check would turn into a crash
+# could, without it, read other memory into the released output.
+read -r -a WASM_GCFLAGS <<< "${WASM_GCFLAGS:-}"
 
 version() {
 	# A tag if there is one, else dev-<12-digit commit>; -dirty if modified.
