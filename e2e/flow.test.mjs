@@ -273,6 +273,7 @@ test('minibatch and gradient samplers and the private start run in the page with
     for (const [algorithm, fill] of [
       ['dp-sgld', { 'batch-input': '200' }],
       ['dp-barker', { 'batch-input': '100', 'temper-input': '0.05' }],
+      ['dp-barker-full', {}], // clip 0: calibrated to the budget
       ['dp-hmc', {}],
     ]) {
       // DP Barker at b/n = 0.05 affords few iterations at ε = 2.
