@@ -149,12 +149,9 @@ for (const name of ['latin1_header.csv', 'cp1252_header.csv', 'excel_sep_invalid
   });
 }
 
-// The loader honours the line, but the page's preview (wasm/api.go, preview)
-// parses the file again with encoding/csv and takes "sep=;" for the header,
-// so both columns look like text: "no numeric column". The fix is to read
-// the preview from dataset.SkipPreamble(src) (which skips what the loader
-// skips before the header); until then this test is a todo.
-test('excel_sep_hint.csv: the page honours the "sep=;" line', { timeout: 60000, todo: 'wasm preview: use dataset.SkipPreamble' }, async () => {
+// The page's preview reads past what the loader skips before the header
+// (dataset.SkipPreamble), so Excel's "sep=;" line sets the delimiter there too.
+test('excel_sep_hint.csv: the page honours the "sep=;" line', { timeout: 60000 }, async () => {
   const { context, page, rec } = await h.open(DESKTOP);
   try {
     await page.getByTestId('csv-input').setInputFiles(path.join(oddities, 'excel_sep_hint.csv'));
