@@ -37,6 +37,8 @@ func TestImpossibleSettingsRefused(t *testing.T) {
 		{"relation unknown", append(clone(priv), "--relation", "swap", "--epsilon", "1", "--delta", "1e-5"), "relation must be replace or add-remove", 1},
 		{"tau negative", append(clone(priv), "--tau", "-1", "--epsilon", "1", "--delta", "1e-5"), "tau must be a finite number > 0", 1},
 		{"clip NaN", append(clone(priv), "--clip", "NaN", "--epsilon", "1", "--delta", "1e-5"), "clip must be a finite number > 0", 1},
+		{"batch above n", append(clone(priv[:len(priv)-1]), "dp-sgld", "--batch", "101", "--epsilon", "1", "--delta", "1e-5"), "batch = 101 must be in [1, n = 100]", 1},
+		{"batch negative", append(clone(priv[:len(priv)-1]), "dp-barker", "--batch", "-1", "--epsilon", "1", "--delta", "1e-5"), "batch and batch-cap must be ≥ 1", 1},
 		{"flag not a number", append(clone(priv), "--epsilon", "one"), "invalid value", 0},
 		{"plan n = 1", []string{"plan", "--algorithm", "dp-penalty", "--n", "1", "--epsilon", "1", "--delta", "0.1"}, "--n must be at least 2", 1},
 		{"plan epsilon zero", []string{"plan", "--algorithm", "dp-penalty", "--n", "100", "--epsilon", "0", "--delta", "1e-5"}, "epsilon must be a finite number > 0", 1},
