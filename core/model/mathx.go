@@ -3,7 +3,6 @@ package model
 import (
 	"github.com/dpmcmc/dpmcmc/core/mathx"
 	"math"
-	"math/big"
 )
 
 // log1pUnit is log(1 + t) for 0 ≤ t ≤ 1: the fdlibm algorithm of
@@ -62,27 +61,8 @@ func log1pUnit(t float64) float64 {
 
 // expTab[i] holds 2^{i/128} as its bits minus i<<45 (so that adding k<<45
 // for k = 128·q + i scales by 2^q) and the relative rounding error of that
-// double; computed once in 200-bit arithmetic.
-var expTab = func() (tab [128]struct {
-	tail  float64
-	sbits uint64
-}) {
-	const prec = 200
-	r := new(big.Float).SetPrec(prec).SetInt64(2)
-	for i := 0; i < 7; i++ {
-		r.Sqrt(r) // 2^{1/128}
-	}
-	p := new(big.Float).SetPrec(prec).SetInt64(1)
-	for i := range tab {
-		hi, _ := p.Float64()
-		d := new(big.Float).SetPrec(prec).Sub(p, new(big.Float).SetFloat64(hi))
-		d.Quo(d, new(big.Float).SetFloat64(hi))
-		tab[i].tail, _ = d.Float64()
-		tab[i].sbits = math.Float64bits(hi) - uint64(i)<<45
-		p.Mul(p, r)
-	}
-	return tab
-}()
+// double; computed in 200-bit arithmetic by internal/tables and committed
+// as constants (tables_gen.go, `go generate`).
 
 const (
 	expShift   = 0x1.8p52

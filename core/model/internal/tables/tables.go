@@ -1,0 +1,214 @@
+// Package tables computes the constant tables of core/model's fast
+// kernels (e^{−a} and log(1 + e^{−a}), see core/model/mathx.go and
+// softplus.go) and writes them as Go source. The model package does not
+// run this code: `go generate ./core/model` writes tables_gen.go once, and
+// core/model's TestGeneratedTables recomputes the tables in memory (natively
+// and under GOOS=js GOARCH=wasm) and compares every entry, bit for bit, and
+// the file's text, with the committed file.
+package tables
+
+import (
+	"bytes"
+	"fmt"
+	"go/format"
+	"math"
+	"math/big"
+	"strconv"
+)
+
+// The softplus table's layout (core/model/softplus.go has the same
+// constants; a mismatch fails to compile or fails the test).
+const (
+	SpScale = 32           // 1/h
+	SpTabN  = 16 * SpScale // entries 0 … SpTabN cover a < 16
+)
+
+// SpEntry is one entry of the log(1 + e^{−a}) table: G_m = Hi + Lo and the
+// Taylor coefficients C1 … C6 at a = m/SpScale.
+type SpEntry struct{ Hi, Lo, C1, C2, C3, C4, C5, C6 float64 }
+
+// ExpEntry is one entry of the 2^{i/128} table: the bits of the double
+// 2^{i/128} minus i<<45, and the relative rounding error of that double.
+type ExpEntry struct {
+	Tail  float64
+	Sbits uint64
+}
+
+// Exp computes the 2^{i/128} table in 200-bit arithmetic.
+func Exp() (tab [128]ExpEntry) {
+	const prec = 200
+	r := new(big.Float).SetPrec(prec).SetInt64(2)
+	for i := 0; i < 7; i++ {
+		r.Sqrt(r) // 2^{1/128}
+	}
+	p := new(big.Float).SetPrec(prec).SetInt64(1)
+	for i := range tab {
+		hi, _ := p.Float64()
+		d := new(big.Float).SetPrec(prec).Sub(p, new(big.Float).SetFloat64(hi))
+		d.Quo(d, new(big.Float).SetFloat64(hi))
+		tab[i].Tail, _ = d.Float64()
+		tab[i].Sbits = math.Float64bits(hi) - uint64(i)<<45
+		p.Mul(p, r)
+	}
+	return tab
+}
+
+// Softplus computes the log(1 + e^{−a}) table in double-double arithmetic
+// (see core/model/softplus.go for the method and the error analysis).
+func Softplus() (tab [SpTabN + 1]SpEntry) {
+	// e1 = e^{−h} by its Taylor series
+	e1, term := dd{1, 0}, dd{1, 0}
+	for k := 1; k < 30; k++ {
+		term = ddDivF(ddMulF(term, -1.0/SpScale), float64(k))
+		e1 = ddAdd(e1, term)
+	}
+	e := dd{1, 0}
+	const rho = 0.5 / SpScale
+	for m := range tab {
+		if m > 0 {
+			e = ddMul(e, e1)
+		}
+		// G = log(1 + E) = 2·atanh(y), y = E/(2 + E) ≤ 1/3
+		y := ddDiv(e, ddAdd(dd{2, 0}, e))
+		y2 := ddMul(y, y)
+		sum, pow := y, y
+		for k := 3.0; ; k += 2 {
+			pow = ddMul(pow, y2)
+			t := ddDivF(pow, k)
+			if t.hi < 0x1p-110*sum.hi {
+				break
+			}
+			sum = ddAdd(sum, t)
+		}
+		g := ddMulF(sum, 2)
+		s := ddDiv(e, ddAdd(dd{1, 0}, e)).hi
+		w := s - s*s
+		d := s + s - 1
+		wd := w * d
+		c7 := wd * (1 - w*(60-360*w)) / 5040
+		tab[m] = SpEntry{
+			Hi: g.hi, Lo: g.lo,
+			C1: -s + 7.0/64*rho*rho*rho*rho*rho*rho*c7,
+			C2: w / 2,
+			C3: wd/6 - 56.0/64*rho*rho*rho*rho*c7,
+			C4: w * (1 - 6*w) / 24,
+			C5: wd*(1-12*w)/120 + 112.0/64*rho*rho*c7,
+			C6: w * (1 - w*(30-120*w)) / 720,
+		}
+	}
+	return tab
+}
+
+// dd is an unevaluated sum hi + lo (double-double, |lo| ≤ ulp(hi)/2); the
+// explicit float64 conversions keep products from being fused into FMAs,
+// which would change the error terms.
+type dd struct{ hi, lo float64 }
+
+func twoSum(a, b float64) dd {
+	s := a + b
+	bb := s - a
+	return dd{s, (a - (s - bb)) + (b - bb)}
+}
+
+func quickTwoSum(a, b float64) dd {
+	s := a + b
+	return dd{s, b - (s - a)}
+}
+
+func twoProd(a, b float64) dd {
+	p := float64(a * b)
+	split := func(x float64) (hi, lo float64) {
+		t := float64(134217729 * x) // 2^27 + 1
+		hi = t - (t - x)
+		return hi, x - hi
+	}
+	ah, al := split(a)
+	bh, bl := split(b)
+	return dd{p, ((float64(ah*bh) - p) + float64(ah*bl) + float64(al*bh)) + float64(al*bl)}
+}
+
+func ddAdd(a, b dd) dd {
+	s := twoSum(a.hi, b.hi)
+	t := twoSum(a.lo, b.lo)
+	s = quickTwoSum(s.hi, s.lo+t.hi)
+	return quickTwoSum(s.hi, s.lo+t.lo)
+}
+
+func ddMul(a, b dd) dd {
+	p := twoProd(a.hi, b.hi)
+	return quickTwoSum(p.hi, p.lo+(float64(a.hi*b.lo)+float64(a.lo*b.hi)))
+}
+
+func ddMulF(a dd, b float64) dd {
+	p := twoProd(a.hi, b)
+	return quickTwoSum(p.hi, p.lo+float64(a.lo*b))
+}
+
+// ddDiv is a/b by three quotient digits.
+func ddDiv(a, b dd) dd {
+	q1 := a.hi / b.hi
+	r := ddAdd(a, ddMulF(b, -q1))
+	q2 := r.hi / b.hi
+	r = ddAdd(r, ddMulF(b, -q2))
+	q3 := r.hi / b.hi
+	return ddAdd(quickTwoSum(q1, q2), dd{q3, 0})
+}
+
+func ddDivF(a dd, b float64) dd { return ddDiv(a, dd{b, 0}) }
+
+// lit is v as an exact Go hexadecimal float literal. Constants have no
+// negative zero and no NaN or infinity, so those are errors.
+func lit(v float64) (string, error) {
+	if math.IsNaN(v) || math.IsInf(v, 0) || (v == 0 && math.Signbit(v)) {
+		return "", fmt.Errorf("tables: %v has no exact Go constant", v)
+	}
+	return strconv.FormatFloat(v, 'x', -1, 64), nil
+}
+
+// Source is the text of core/model/tables_gen.go: both tables as
+// composite literals of exact hexadecimal constants (static data, no
+// start-up work), gofmt-formatted.
+func Source() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(`// Code generated by "go run ./internal/tables/gen"; DO NOT EDIT.
+
+package model
+
+// expTab[i] holds 2^{i/128} as its bits minus i<<45 and the relative
+// rounding error of that double (mathx.go; computed in 200-bit arithmetic
+// by internal/tables).
+var expTab = [128]struct {
+	tail  float64
+	sbits uint64
+}{
+`)
+	for _, e := range Exp() {
+		t, err := lit(e.Tail)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&b, "\t{%s, %#016x},\n", t, e.Sbits)
+	}
+	b.WriteString(`}
+
+// spTab is the log(1 + e^{−a}) table (softplus.go; computed in
+// double-double arithmetic by internal/tables): hi, lo, c1, …, c6.
+var spTab = [spTabN + 1]spEntry{
+`)
+	for _, e := range Softplus() {
+		b.WriteString("\t{")
+		for k, v := range []float64{e.Hi, e.Lo, e.C1, e.C2, e.C3, e.C4, e.C5, e.C6} {
+			s, err := lit(v)
+			if err != nil {
+				return nil, err
+			}
+			if k > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(s)
+		}
+		b.WriteString("},\n")
+	}
+	b.WriteString("}\n")
+	return format.Source(b.Bytes())
+}
