@@ -121,6 +121,44 @@ func expNegBatch(a []float64) {
 	}
 }
 
+// expNegMaxBits is the bit pattern of expNegMaxA: for a ≥ 0, a ≤ expNegMaxA
+// exactly when its bits are ≤ expNegMaxBits (NaN compares high).
+const expNegMaxBits = 0x4086200000000000
+
+// zExpNegBatch sets z[k] *= sg[k] and then t[k] = e^{−|z[k]|}, bit for bit
+// expNegBatch of the |z[k]|: the fast path runs for every element (its
+// table index is masked, so any input is safe) and the rare elements above
+// expNegMaxA (or NaN) are recomputed afterwards, so the loop has no
+// data-dependent branch.
+func zExpNegBatch(z, sg, t []float64) {
+	sg, t = sg[:len(z)], t[:len(z)]
+	var mx uint64
+	for k, zk := range z {
+		zk *= sg[k]
+		z[k] = zk
+		av := math.Abs(zk)
+		x := -av
+		kd := invLn2N*x + expShift
+		ki := math.Float64bits(kd)
+		kd -= expShift
+		r := x + kd*negLn2HiN + kd*negLn2LoN
+		e := &expTab[ki&127]
+		sbits := e.sbits + ki<<45
+		r2 := r * r
+		tmp := e.tail + r + r2*(0.5+r*(1.0/6)) + r2*r2*(1.0/24+r*(1.0/120))
+		scale := math.Float64frombits(sbits)
+		t[k] = scale + scale*tmp
+		mx = max(mx, math.Float64bits(av))
+	}
+	if mx > expNegMaxBits {
+		for k, zk := range z {
+			if av := math.Abs(zk); !(av <= expNegMaxA) {
+				t[k] = mathx.Exp(-av)
+			}
+		}
+	}
+}
+
 // posPart is max(z, 0) without a branch (−0 and negative NaNs give 0).
 func posPart(z float64) float64 {
 	b := math.Float64bits(z)
@@ -137,31 +175,59 @@ func sigmoidFromExp(z, t float64) float64 {
 
 // matVec writes out[k] = x_iᵀθ for the rows i = lo+k (rows == nil) or
 // i = rows[lo+k], k < len(out), of the row-major n×d matrix x; dot written
-// out (same summation order, so the same values as dot). The four-wide
-// windows a[j:j+4:j+4] let the compiler drop the per-element bounds checks
-// (≈ 10% fewer instructions per row).
+// out (same summation order, so the same values as dot). It is written for
+// the compilers: index arithmetic that the bounds-check prover follows (no
+// four-wide sub-slices, no per-row test of rows) and the zero to three tail
+// terms as straight-line code rather than a loop, so a short row costs few
+// branches (the wasm build pays a dispatch for every taken branch).
 func matVec(x []float64, d int, th []float64, rows []int, lo int, out []float64) {
 	th = th[:d]
-	d4 := d &^ 3
-	for k := range out {
-		i := lo + k
-		if rows != nil {
-			i = rows[i]
+	if rows == nil {
+		x = x[lo*d : (lo+len(out))*d]
+		for k := range out {
+			a := x[k*d : k*d+d]
+			a = a[:len(th)]
+			var s0, s1, s2, s3 float64
+			j := 0
+			for ; j < len(a)-3; j += 4 {
+				s0 += a[j] * th[j]
+				s1 += a[j+1] * th[j+1]
+				s2 += a[j+2] * th[j+2]
+				s3 += a[j+3] * th[j+3]
+			}
+			if r, u := a[j:], th[j:]; len(r) > 0 {
+				s0 += r[0] * u[0]
+				if len(r) > 1 {
+					s0 += r[1] * u[1]
+					if len(r) > 2 {
+						s0 += r[2] * u[2]
+					}
+				}
+			}
+			out[k] = (s0 + s1) + (s2 + s3)
 		}
+		return
+	}
+	rs := rows[lo : lo+len(out)]
+	for k, i := range rs {
 		a := x[i*d : i*d+d]
 		a = a[:len(th)]
 		var s0, s1, s2, s3 float64
 		j := 0
-		for ; j < d4; j += 4 {
-			aa := a[j : j+4 : j+4]
-			tt := th[j : j+4 : j+4]
-			s0 += aa[0] * tt[0]
-			s1 += aa[1] * tt[1]
-			s2 += aa[2] * tt[2]
-			s3 += aa[3] * tt[3]
-		}
-		for ; j < len(a); j++ {
+		for ; j < len(a)-3; j += 4 {
 			s0 += a[j] * th[j]
+			s1 += a[j+1] * th[j+1]
+			s2 += a[j+2] * th[j+2]
+			s3 += a[j+3] * th[j+3]
+		}
+		if r, u := a[j:], th[j:]; len(r) > 0 {
+			s0 += r[0] * u[0]
+			if len(r) > 1 {
+				s0 += r[1] * u[1]
+				if len(r) > 2 {
+					s0 += r[2] * u[2]
+				}
+			}
 		}
 		out[k] = (s0 + s1) + (s2 + s3)
 	}
@@ -173,32 +239,69 @@ func matVec(x []float64, d int, th []float64, rows []int, lo int, out []float64)
 func matVecPair(x []float64, d int, th1, th2 []float64, rows []int, lo int, out1, out2 []float64) {
 	th1, th2 = th1[:d], th2[:d]
 	out2 = out2[:len(out1)]
-	d4 := d &^ 3
-	for k := range out1 {
-		i := lo + k
-		if rows != nil {
-			i = rows[i]
+	if rows == nil {
+		x = x[lo*d : (lo+len(out1))*d]
+		for k := range out1 {
+			a := x[k*d : k*d+d]
+			a = a[:len(th1)]
+			var s0, s1, s2, s3, u0, u1, u2, u3 float64
+			j := 0
+			for ; j < len(a)-3; j += 4 {
+				s0 += a[j] * th1[j]
+				u0 += a[j] * th2[j]
+				s1 += a[j+1] * th1[j+1]
+				u1 += a[j+1] * th2[j+1]
+				s2 += a[j+2] * th1[j+2]
+				u2 += a[j+2] * th2[j+2]
+				s3 += a[j+3] * th1[j+3]
+				u3 += a[j+3] * th2[j+3]
+			}
+			if r, v, w := a[j:], th1[j:], th2[j:]; len(r) > 0 {
+				w = w[:len(r)]
+				s0 += r[0] * v[0]
+				u0 += r[0] * w[0]
+				if len(r) > 1 {
+					s0 += r[1] * v[1]
+					u0 += r[1] * w[1]
+					if len(r) > 2 {
+						s0 += r[2] * v[2]
+						u0 += r[2] * w[2]
+					}
+				}
+			}
+			out1[k] = (s0 + s1) + (s2 + s3)
+			out2[k] = (u0 + u1) + (u2 + u3)
 		}
+		return
+	}
+	rs := rows[lo : lo+len(out1)]
+	for k, i := range rs {
 		a := x[i*d : i*d+d]
 		a = a[:len(th1)]
 		var s0, s1, s2, s3, u0, u1, u2, u3 float64
 		j := 0
-		for ; j < d4; j += 4 {
-			aa := a[j : j+4 : j+4]
-			tt := th1[j : j+4 : j+4]
-			vv := th2[j : j+4 : j+4]
-			s0 += aa[0] * tt[0]
-			u0 += aa[0] * vv[0]
-			s1 += aa[1] * tt[1]
-			u1 += aa[1] * vv[1]
-			s2 += aa[2] * tt[2]
-			u2 += aa[2] * vv[2]
-			s3 += aa[3] * tt[3]
-			u3 += aa[3] * vv[3]
-		}
-		for ; j < len(a); j++ {
+		for ; j < len(a)-3; j += 4 {
 			s0 += a[j] * th1[j]
 			u0 += a[j] * th2[j]
+			s1 += a[j+1] * th1[j+1]
+			u1 += a[j+1] * th2[j+1]
+			s2 += a[j+2] * th1[j+2]
+			u2 += a[j+2] * th2[j+2]
+			s3 += a[j+3] * th1[j+3]
+			u3 += a[j+3] * th2[j+3]
+		}
+		if r, v, w := a[j:], th1[j:], th2[j:]; len(r) > 0 {
+			w = w[:len(r)]
+			s0 += r[0] * v[0]
+			u0 += r[0] * w[0]
+			if len(r) > 1 {
+				s0 += r[1] * v[1]
+				u0 += r[1] * w[1]
+				if len(r) > 2 {
+					s0 += r[2] * v[2]
+					u0 += r[2] * w[2]
+				}
+			}
 		}
 		out1[k] = (s0 + s1) + (s2 + s3)
 		out2[k] = (u0 + u1) + (u2 + u3)

@@ -247,11 +247,7 @@ func (m *Logistic) pass(theta []float64, rows []int, cur, out, grad []float64, s
 		}
 		if grad != nil {
 			t := tb[:len(z)]
-			for k, v := range sg[:len(z)] {
-				z[k] *= v
-				t[k] = math.Abs(z[k])
-			}
-			expNegBatch(t)
+			zExpNegBatch(z, sg, t)
 			m.gradBatch(rows, lo, z, t, grad)
 		}
 	}
@@ -285,21 +281,21 @@ func (m *Logistic) GradLogLik(theta []float64, rows []int, grad []float64) {
 	if rows != nil {
 		n = len(rows)
 	}
-	var zb, tb [batchLen]float64
+	var zb, tb, sb [batchLen]float64
 	for lo := 0; lo < n; lo += batchLen {
 		hi := min(lo+batchLen, n)
 		z := zb[:hi-lo]
 		t := tb[:len(z)]
 		matVec(m.x, m.d, th, rows, lo, z)
-		for k := range z {
-			i := lo + k
-			if rows != nil {
-				i = rows[i]
+		sg := sb[:len(z)]
+		if rows == nil {
+			sg = m.sgn[lo:hi]
+		} else {
+			for k, i := range rows[lo:hi] {
+				sg[k] = m.sgn[i]
 			}
-			z[k] *= m.sgn[i]
-			t[k] = math.Abs(z[k])
 		}
-		expNegBatch(t)
+		zExpNegBatch(z, sg, t)
 		m.gradBatch(rows, lo, z, t, grad)
 	}
 }
@@ -307,37 +303,98 @@ func (m *Logistic) GradLogLik(theta []float64, rows []int, grad []float64) {
 // gradBatch adds Σ_k c_k·x̃_i (i = lo+k or rows[lo+k]) into grad, with
 // c_k = −F·sgn_i·σ(z_k) and t_k = e^{−|z_k|}; t is overwritten by c. The
 // coefficients are computed in their own loop (a division each), then the
-// rows are added two at a time (grad[j] += c₀x₀ⱼ + c₁x₁ⱼ), which halves the
-// chain of dependent additions through grad.
+// rows are added two at a time (grad[j] += c₀x₀ⱼ + c₁x₁ⱼ, an odd last row
+// alone), which halves the chain of dependent additions through grad.
+//
+// Each grad[j] only ever sees its own additions, in row order, so the loops
+// are nested column-outer: four columns at a time held in locals, the rows
+// in the inner loop (addressed by index arithmetic on the flat x). That is
+// bit for bit the row-outer order, with one loop iteration per pair of rows
+// and four columns instead of one per column; the wasm build (where every
+// loop iteration costs a dispatch) gains most.
 func (m *Logistic) gradBatch(rows []int, lo int, z, t, grad []float64) {
 	f, d := m.f, m.d
 	c := t[:len(z)]
-	for k, zk := range z {
-		i := lo + k
-		if rows != nil {
-			i = rows[i]
-		}
-		c[k] = -f * m.sgn[i] * sigmoidFromExp(zk, c[k])
-	}
+	n := len(c)
+	x := m.x
 	grad = grad[:d]
-	row := func(k int) []float64 {
-		i := lo + k
-		if rows != nil {
-			i = rows[i]
+	np := n &^ 1
+	if rows == nil {
+		sg := m.sgn[lo : lo+n]
+		for k, zk := range z {
+			c[k] = -f * sg[k] * sigmoidFromExp(zk, c[k])
 		}
-		return m.x[i*d : i*d+d]
-	}
-	k := 0
-	for ; k+2 <= len(c); k += 2 {
-		c0, c1 := c[k], c[k+1]
-		r0, r1 := row(k), row(k+1)
-		r1 = r1[:len(r0)]
-		for j, v := range r0 {
-			grad[j] += c0*v + c1*r1[j]
+		base := lo * d
+		j := 0
+		for ; j+4 <= d; j += 4 {
+			g0, g1, g2, g3 := grad[j], grad[j+1], grad[j+2], grad[j+3]
+			p := base + j
+			for k := 0; k < np; k += 2 {
+				c0, c1 := c[k], c[k+1]
+				q := p + d
+				g0 += c0*x[p] + c1*x[q]
+				g1 += c0*x[p+1] + c1*x[q+1]
+				g2 += c0*x[p+2] + c1*x[q+2]
+				g3 += c0*x[p+3] + c1*x[q+3]
+				p = q + d
+			}
+			if np < n {
+				c0 := c[np]
+				g0 += c0 * x[p]
+				g1 += c0 * x[p+1]
+				g2 += c0 * x[p+2]
+				g3 += c0 * x[p+3]
+			}
+			grad[j], grad[j+1], grad[j+2], grad[j+3] = g0, g1, g2, g3
 		}
+		for ; j < d; j++ {
+			g0 := grad[j]
+			p := base + j
+			for k := 0; k < np; k += 2 {
+				q := p + d
+				g0 += c[k]*x[p] + c[k+1]*x[q]
+				p = q + d
+			}
+			if np < n {
+				g0 += c[np] * x[p]
+			}
+			grad[j] = g0
+		}
+		return
 	}
-	if k < len(c) {
-		axpy(c[k], row(k), grad)
+	rs := rows[lo : lo+n]
+	for k, zk := range z {
+		c[k] = -f * m.sgn[rs[k]] * sigmoidFromExp(zk, c[k])
+	}
+	j := 0
+	for ; j+4 <= d; j += 4 {
+		g0, g1, g2, g3 := grad[j], grad[j+1], grad[j+2], grad[j+3]
+		for k := 0; k < np; k += 2 {
+			c0, c1 := c[k], c[k+1]
+			p, q := rs[k]*d+j, rs[k+1]*d+j
+			g0 += c0*x[p] + c1*x[q]
+			g1 += c0*x[p+1] + c1*x[q+1]
+			g2 += c0*x[p+2] + c1*x[q+2]
+			g3 += c0*x[p+3] + c1*x[q+3]
+		}
+		if np < n {
+			c0, p := c[np], rs[np]*d+j
+			g0 += c0 * x[p]
+			g1 += c0 * x[p+1]
+			g2 += c0 * x[p+2]
+			g3 += c0 * x[p+3]
+		}
+		grad[j], grad[j+1], grad[j+2], grad[j+3] = g0, g1, g2, g3
+	}
+	for ; j < d; j++ {
+		g0 := grad[j]
+		for k := 0; k < np; k += 2 {
+			g0 += c[k]*x[rs[k]*d+j] + c[k+1]*x[rs[k+1]*d+j]
+		}
+		if np < n {
+			g0 += c[np] * x[rs[np]*d+j]
+		}
+		grad[j] = g0
 	}
 }
 
