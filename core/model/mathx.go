@@ -125,13 +125,14 @@ func expNegBatch(a []float64) {
 // exactly when its bits are ≤ expNegMaxBits (NaN compares high).
 const expNegMaxBits = 0x4086200000000000
 
-// zExpNegBatch sets z[k] *= sg[k] and then t[k] = e^{−|z[k]|}, bit for bit
-// expNegBatch of the |z[k]|: the fast path runs for every element (its
-// table index is masked, so any input is safe) and the rare elements above
-// expNegMaxA (or NaN) are recomputed afterwards, so the loop has no
-// data-dependent branch.
-func zExpNegBatch(z, sg, t []float64) {
-	sg, t = sg[:len(z)], t[:len(z)]
+// gradCoefBatch sets z[k] *= sg[k] and c[k] = −f·sg[k]·σ(z[k]) from
+// t = e^{−|z[k]|}, bit for bit sigmoidFromExp of expNeg (the logistic
+// gradient's per-row coefficients): expNeg's fast path runs for every
+// element (its table index is masked, so any input is safe) and the rare
+// elements above expNegMaxA (or NaN) are recomputed afterwards, so the loop
+// has no data-dependent branch.
+func gradCoefBatch(z, sg, c []float64, f float64) {
+	sg, c = sg[:len(z)], c[:len(z)]
 	var mx uint64
 	for k, zk := range z {
 		zk *= sg[k]
@@ -147,13 +148,13 @@ func zExpNegBatch(z, sg, t []float64) {
 		r2 := r * r
 		tmp := e.tail + r + r2*(0.5+r*(1.0/6)) + r2*r2*(1.0/24+r*(1.0/120))
 		scale := math.Float64frombits(sbits)
-		t[k] = scale + scale*tmp
+		c[k] = -f * sg[k] * sigmoidFromExp(zk, scale+scale*tmp)
 		mx = max(mx, math.Float64bits(av))
 	}
 	if mx > expNegMaxBits {
 		for k, zk := range z {
 			if av := math.Abs(zk); !(av <= expNegMaxA) {
-				t[k] = mathx.Exp(-av)
+				c[k] = -f * sg[k] * sigmoidFromExp(zk, mathx.Exp(-av))
 			}
 		}
 	}

@@ -246,9 +246,9 @@ func (m *Logistic) pass(theta []float64, rows []int, cur, out, grad []float64, s
 			}
 		}
 		if grad != nil {
-			t := tb[:len(z)]
-			zExpNegBatch(z, sg, t)
-			m.gradBatch(rows, lo, z, t, grad)
+			c := tb[:len(z)]
+			gradCoefBatch(z, sg, c, f)
+			m.gradBatch(rows, lo, c, grad)
 		}
 	}
 	return s
@@ -295,16 +295,15 @@ func (m *Logistic) GradLogLik(theta []float64, rows []int, grad []float64) {
 				sg[k] = m.sgn[i]
 			}
 		}
-		zExpNegBatch(z, sg, t)
-		m.gradBatch(rows, lo, z, t, grad)
+		gradCoefBatch(z, sg, t, m.f)
+		m.gradBatch(rows, lo, t, grad)
 	}
 }
 
 // gradBatch adds Σ_k c_k·x̃_i (i = lo+k or rows[lo+k]) into grad, with
-// c_k = −F·sgn_i·σ(z_k) and t_k = e^{−|z_k|}; t is overwritten by c. The
-// coefficients are computed in their own loop (a division each), then the
-// rows are added two at a time (grad[j] += c₀x₀ⱼ + c₁x₁ⱼ, an odd last row
-// alone), which halves the chain of dependent additions through grad.
+// c_k = −F·sgn_i·σ(z_k) from gradCoefBatch. The rows are added two at a
+// time (grad[j] += c₀x₀ⱼ + c₁x₁ⱼ, an odd last row alone), which halves the
+// chain of dependent additions through grad.
 //
 // Each grad[j] only ever sees its own additions, in row order, so the loops
 // are nested column-outer: four columns at a time held in locals, the rows
@@ -312,18 +311,13 @@ func (m *Logistic) GradLogLik(theta []float64, rows []int, grad []float64) {
 // bit for bit the row-outer order, with one loop iteration per pair of rows
 // and four columns instead of one per column; the wasm build (where every
 // loop iteration costs a dispatch) gains most.
-func (m *Logistic) gradBatch(rows []int, lo int, z, t, grad []float64) {
-	f, d := m.f, m.d
-	c := t[:len(z)]
+func (m *Logistic) gradBatch(rows []int, lo int, c, grad []float64) {
+	d := m.d
 	n := len(c)
 	x := m.x
 	grad = grad[:d]
 	np := n &^ 1
 	if rows == nil {
-		sg := m.sgn[lo : lo+n]
-		for k, zk := range z {
-			c[k] = -f * sg[k] * sigmoidFromExp(zk, c[k])
-		}
 		base := lo * d
 		j := 0
 		for ; j+4 <= d; j += 4 {
@@ -363,9 +357,6 @@ func (m *Logistic) gradBatch(rows []int, lo int, z, t, grad []float64) {
 		return
 	}
 	rs := rows[lo : lo+n]
-	for k, zk := range z {
-		c[k] = -f * m.sgn[rs[k]] * sigmoidFromExp(zk, c[k])
-	}
 	j := 0
 	for ; j+4 <= d; j += 4 {
 		g0, g1, g2, g3 := grad[j], grad[j+1], grad[j+2], grad[j+3]
