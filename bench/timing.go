@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"runtime"
 	"slices"
 	"time"
@@ -76,4 +77,15 @@ func median(v []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// allocsText describes allocations per operation measured over a whole
+// timed loop (process-wide MemStats): a fraction below 0.01 is the
+// harness's and the runtime's own (a kernel allocates whole objects per
+// iteration or none; row 1d checks each kernel exactly).
+func allocsText(a float64) string {
+	if a < 0.01 {
+		return fmt.Sprintf("0 allocs (%.1g per op process-wide)", a)
+	}
+	return fmt.Sprintf("%.2g allocs", a)
 }
