@@ -75,6 +75,15 @@ const (
 // expNegFast is e^{−a} for 0 ≤ a ≤ expNegMaxA (also NaN for NaN); within
 // about 0.51 ulp.
 func expNegFast(a float64) float64 {
+	scale, tmp := expNegParts(a)
+	return scale + scale*tmp
+}
+
+// expNegParts is the range reduction of e^{−a} = scale·(1 + tmp) for
+// 0 ≤ a ≤ expNegMaxA: scale = 2^k·T[j] from the table, tmp the polynomial
+// of the remainder (plus the table entry's tail). The batch kernels inline
+// the same lines in their loops.
+func expNegParts(a float64) (scale, tmp float64) {
 	x := -a
 	kd := invLn2N*x + expShift
 	ki := math.Float64bits(kd)
@@ -83,9 +92,8 @@ func expNegFast(a float64) float64 {
 	e := &expTab[ki&127]
 	sbits := e.sbits + ki<<45
 	r2 := r * r
-	tmp := e.tail + r + r2*(0.5+r*(1.0/6)) + r2*r2*(1.0/24+r*(1.0/120))
-	scale := math.Float64frombits(sbits)
-	return scale + scale*tmp
+	tmp = e.tail + r + r2*(0.5+r*(1.0/6)) + r2*r2*(1.0/24+r*(1.0/120))
+	return math.Float64frombits(sbits), tmp
 }
 
 // expNeg is e^{−a} for a ≥ 0 (or +Inf, NaN): expNegFast where it applies.

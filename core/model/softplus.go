@@ -79,16 +79,7 @@ func log1pExpNegTail(a float64) float64 {
 	if !(a <= expNegMaxA) {
 		return mathx.Exp(-a)
 	}
-	x := -a
-	kd := invLn2N*x + expShift
-	ki := math.Float64bits(kd)
-	kd -= expShift
-	r := x + kd*negLn2HiN + kd*negLn2LoN
-	e := &expTab[ki&127]
-	sbits := e.sbits + ki<<45
-	r2 := r * r
-	tmp := e.tail + r + r2*(0.5+r*(1.0/6)) + r2*r2*(1.0/24+r*(1.0/120))
-	scale := math.Float64frombits(sbits)
+	scale, tmp := expNegParts(a)
 	t := scale + scale*tmp
 	c := (1 + tmp) * t * (t*(1.0/3) - 0.5)
 	return scale + scale*(tmp+c)
