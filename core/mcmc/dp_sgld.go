@@ -241,47 +241,6 @@ func (k *DPSGLD) Init(theta0 []float64) error {
 	return nil
 }
 
-// evalRows writes Σ_{i∈rows} clip_G(∇ℓ_i(θ)) into out exactly (the
-// quantized int64 accumulation of gradSum.eval, over a subset of rows) and
-// returns the number of clipped rows.
-func evalRows(gs *gradSum, m model.Model, theta []float64, rows []int, out []float64) (clipped int) {
-	clear(gs.acc)
-	inv := 1 / gs.q
-	gpInv := gs.gp * inv
-	gp2 := gs.gp * gs.gp
-	kmax := gs.kmax
-	row := gs.row
-	acc := gs.acc[:len(row)]
-	for _, i := range rows {
-		m.GradLogLikRow(theta, i, row)
-		s2 := 0.0
-		for _, v := range row {
-			s2 += v * v
-		}
-		scale := inv
-		if !(s2 <= gp2) {
-			clipped++
-			if !(s2 <= math.MaxFloat64) {
-				continue
-			}
-			scale = gpInv / math.Sqrt(s2)
-		}
-		for j, v := range row {
-			kk := roundInt(v * scale)
-			if kk > kmax {
-				kk = kmax
-			} else if kk < -kmax {
-				kk = -kmax
-			}
-			acc[j] += kk
-		}
-	}
-	for j, a := range acc {
-		out[j] = float64(a) * gs.q
-	}
-	return clipped
-}
-
 // Step implements Kernel: one update; the new position is released.
 func (k *DPSGLD) Step(r rng.Streams) Info {
 	if !k.ready {
@@ -293,7 +252,7 @@ func (k *DPSGLD) Step(r rng.Streams) Info {
 	} else {
 		rows = poissonSample(r.Noise, k.n, k.q, k.pbuf)
 	}
-	clipped := evalRows(&k.gs, k.m, k.theta, rows, k.grad)
+	clipped := k.gs.evalRows(k.m, k.theta, rows, k.grad)
 	addNoise(r.Noise, k.grad, k.sigmaG, k.bits) // ĝ
 	k.m.GradLogPrior(k.theta, k.prior)
 	sn := k.scaleN

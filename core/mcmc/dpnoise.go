@@ -169,59 +169,81 @@ func (cl *clipper) sumDiff(a, b []float64, c float64) (sum float64, clipped int)
 }
 
 // gradSum accumulates per-row gradients clipped in L2 norm to G' = G(1 − κ)
-// exactly (int64 per coordinate). Scratch is allocated once.
+// exactly (int64 per coordinate). Per-row gradients are evaluated in
+// blocks (model.GradLogLikRows: the model's θ-dependent work once per
+// block) and clipped while the block is in cache. Scratch is allocated
+// once.
 type gradSum struct {
-	cl   clipper
-	acc  []int64
-	row  []float64
-	g    float64 // G
-	q    float64
-	kmax int64
-	gp   float64 // G'
+	cl    clipper
+	acc   []int64
+	block []float64 // per-row gradients of one block, blockRows × d
+	g     float64   // G
+	q     float64
+	kmax  int64
+	gp    float64 // G'
 }
+
+// gradBlockFloats bounds a block's scratch (256 rows at d ≤ 32).
+const gradBlockFloats = 8192
 
 func newGradSum(n, d int, g float64) gradSum {
 	cl := newClipper(n, d)
-	gs := gradSum{cl: cl, acc: make([]int64, d), row: make([]float64, d), g: g}
+	rows := max(1, min(256, gradBlockFloats/max(d, 1)))
+	gs := gradSum{cl: cl, acc: make([]int64, d), block: make([]float64, rows*d), g: g}
 	gs.gp = g * (1 - cl.kapV)
 	gs.q, gs.kmax = cl.quantum(gs.gp)
 	return gs
 }
 
-// eval writes Σᵢ clip_G(∇ℓᵢ(θ)) into out and returns the number of clipped
-// rows. A row whose gradient is not finite contributes 0 and counts as
-// clipped.
+// eval writes Σᵢ clip_G(∇ℓᵢ(θ)) over all rows into out and returns the
+// number of clipped rows.
 func (gs *gradSum) eval(m model.Model, theta, out []float64) (clipped int) {
+	return gs.evalRows(m, theta, nil, out)
+}
+
+// evalRows writes Σ_{i∈rows} clip_G(∇ℓᵢ(θ)) into out exactly (all of the
+// gradSum's n rows when rows is nil) and returns the number of clipped
+// rows. A row whose gradient is not finite contributes 0 and counts as
+// clipped. The integer sums do not depend on the block length.
+func (gs *gradSum) evalRows(m model.Model, theta []float64, rows []int, out []float64) (clipped int) {
 	clear(gs.acc)
 	inv := 1 / gs.q
 	gpInv := gs.gp * inv
 	gp2 := gs.gp * gs.gp
 	kmax := gs.kmax
-	row := gs.row
-	acc := gs.acc[:len(row)]
+	d := len(gs.acc)
+	acc := gs.acc
 	n := gs.cl.n
-	for i := 0; i < n; i++ {
-		m.GradLogLikRow(theta, i, row)
-		s2 := 0.0
-		for _, v := range row {
-			s2 += v * v
-		}
-		scale := inv
-		if !(s2 <= gp2) { // also NaN
-			clipped++
-			if !(s2 <= math.MaxFloat64) { // NaN or Inf: the row contributes 0
-				continue
+	if rows != nil {
+		n = len(rows)
+	}
+	per := len(gs.block) / d
+	for lo := 0; lo < n; lo += per {
+		blk := gs.block[:min(per, n-lo)*d]
+		model.GradLogLikRows(m, theta, rows, lo, blk)
+		for b := 0; b+d <= len(blk); b += d {
+			row := blk[b : b+d]
+			s2 := 0.0
+			for _, v := range row {
+				s2 += v * v
 			}
-			scale = gpInv / math.Sqrt(s2)
-		}
-		for j, v := range row {
-			k := roundInt(v * scale)
-			if k > kmax {
-				k = kmax
-			} else if k < -kmax {
-				k = -kmax
+			scale := inv
+			if !(s2 <= gp2) { // also NaN
+				clipped++
+				if !(s2 <= math.MaxFloat64) { // NaN or Inf: the row contributes 0
+					continue
+				}
+				scale = gpInv / math.Sqrt(s2)
 			}
-			acc[j] += k
+			for j, v := range row[:len(acc)] {
+				k := roundInt(v * scale)
+				if k > kmax {
+					k = kmax
+				} else if k < -kmax {
+					k = -kmax
+				}
+				acc[j] += k
+			}
 		}
 	}
 	for j, a := range acc {

@@ -359,19 +359,22 @@ func TestNoAllocations(t *testing.T) {
 		out := make([]float64, m.N())
 		cur := make([]float64, m.N())
 		rows := []int{1, 4, 9}
+		rowGrads := make([]float64, m.N()*d)
 		checks := map[string]func(){
-			"LogLik":           func() { m.LogLik(theta, nil, out) },
-			"LogLik rows":      func() { m.LogLik(theta, rows, out) },
-			"GradLogLikRow":    func() { m.GradLogLikRow(theta, 3, grad) },
-			"GradLogLik":       func() { m.GradLogLik(theta, nil, grad) },
-			"GradLogLik rows":  func() { m.GradLogLik(theta, rows, grad) },
-			"LogPrior":         func() { _ = m.LogPrior(theta) },
-			"GradLogPrior":     func() { m.GradLogPrior(theta, grad) },
-			"LogLikRatio":      func() { LogLikRatio(m, thetaNew, theta, rows, cur, out) },
-			"LogLikDiff":       func() { LogLikDiff(m, thetaNew, nil, cur, out) },
-			"LogLikSum rows":   func() { _ = LogLikSum(m, theta, rows, out) },
-			"LogPosterior":     func() { _ = LogPosterior(m, theta, out) },
-			"GradLogPosterior": func() { GradLogPosterior(m, theta, grad, scratch) },
+			"GradLogLikRows":      func() { GradLogLikRows(m, theta, nil, 0, rowGrads) },
+			"GradLogLikRows rows": func() { GradLogLikRows(m, theta, rows, 0, rowGrads[:len(rows)*d]) },
+			"LogLik":              func() { m.LogLik(theta, nil, out) },
+			"LogLik rows":         func() { m.LogLik(theta, rows, out) },
+			"GradLogLikRow":       func() { m.GradLogLikRow(theta, 3, grad) },
+			"GradLogLik":          func() { m.GradLogLik(theta, nil, grad) },
+			"GradLogLik rows":     func() { m.GradLogLik(theta, rows, grad) },
+			"LogPrior":            func() { _ = m.LogPrior(theta) },
+			"GradLogPrior":        func() { m.GradLogPrior(theta, grad) },
+			"LogLikRatio":         func() { LogLikRatio(m, thetaNew, theta, rows, cur, out) },
+			"LogLikDiff":          func() { LogLikDiff(m, thetaNew, nil, cur, out) },
+			"LogLikSum rows":      func() { _ = LogLikSum(m, theta, rows, out) },
+			"LogPosterior":        func() { _ = LogPosterior(m, theta, out) },
+			"GradLogPosterior":    func() { GradLogPosterior(m, theta, grad, scratch) },
 		}
 		for name, fn := range checks {
 			if a := testing.AllocsPerRun(20, fn); a != 0 {
