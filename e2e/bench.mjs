@@ -43,7 +43,7 @@ async function startup(h) {
   let requests = 0;
   for (let r = 0; r < ROUNDS; r++) {
     const t0 = Date.now();
-    const { context, page, rec } = await h.open(DESKTOP);
+    const { context, page, rec } = await h.open(DESKTOP, { intercept: false });
     const wall = Date.now() - t0;
     const t = await page.evaluate(() => {
       const nav = performance.getEntriesByType('navigation')[0];
@@ -83,6 +83,8 @@ async function startup(h) {
       html_response_end: best.responseEnd,
       wasm_asset_loaded: best.wasmAssetEnd,
       dom_content_loaded: best.domContentLoaded,
+      wasm_asset_evaluated: best.marks.asset,
+      module_decoded: best.marks.decoded,
       module_compiled: best.marks.compiled,
       page_engine_started: best.marks.engine,
       workers_ready: best.marks.pool,

@@ -58,12 +58,22 @@ export class Harness {
     }
   }
 
-  /** Opens the app and waits until it is ready; rec.afterReady() lists later requests. */
-  async open(viewport = DESKTOP) {
+  /**
+   * Opens the app and waits until it is ready; rec.afterReady() lists later
+   * requests. With intercept false (the start-up benchmark) requests are
+   * only recorded, not routed through Playwright: routing holds every
+   * request for a round trip to this process, which is not what a user's
+   * browser pays. Off-site requests are then recorded but not blocked.
+   */
+  async open(viewport = DESKTOP, { intercept = true } = {}) {
     const context = await this.browser.newContext({ viewport, serviceWorkers: 'block', acceptDownloads: true });
     const origin = new URL(this.url).origin;
     const rec = { requests: [], offsite: [], console: [], pageErrors: [], dialogs: [], readyAt: -1 };
-    await context.route('**/*', (route) => {
+    if (!intercept) {
+      context.on('request', (r) => {
+        if (new URL(r.url()).origin !== origin) rec.offsite.push(r.url());
+      });
+    } else await context.route('**/*', (route) => {
       const url = route.request().url();
       if (new URL(url).origin === origin) return route.continue();
       rec.offsite.push(url);

@@ -7,7 +7,7 @@
 // is on screen: after that the page makes no network request at all.
 import { compileEngine, startEngine } from './wasm.js';
 import { Pool } from './pool.js';
-import { App } from './app.js';
+import { App, demoFile } from './app.js';
 import { $ } from './ui.js';
 import { registerOffline } from './offline.js';
 
@@ -24,6 +24,9 @@ async function main() {
   const modulePromise = compileEngine();
   const pool = new Pool();
   const poolStarted = pool.start(modulePromise, 1).then(() => mark('pool'));
+  // Worker 0 queues the demo's parse until its engine has started.
+  const demo = demoFile();
+  const demoInspected = pool.inspect(demo);
   const module = await modulePromise;
   mark('compiled');
   // The service worker caches the app's own assets while it installs, all
@@ -38,7 +41,7 @@ async function main() {
   const sum = api.selfTest();
   if (sum !== 500500) throw new Error(`self-test returned ${sum}, expected 500500`);
   const app = new App(api, pool);
-  await app.loadDemo();
+  await app.loadDemo(demo, demoInspected);
   mark('demo');
   const ms = performance.now() - t0;
   status.textContent = `dpmcmc ${api.version} ready`;
