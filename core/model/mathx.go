@@ -190,6 +190,14 @@ func sigmoidFromExp(z, t float64) float64 {
 // terms as straight-line code rather than a loop, so a short row costs few
 // branches (the wasm build pays a dispatch for every taken branch).
 func matVec(x []float64, d int, th []float64, rows []int, lo int, out []float64) {
+	if matVecFixed(x, d, th, rows, lo, out) { // the same expression, written out (kernels_gen.go)
+		return
+	}
+	matVecLoop(x, d, th, rows, lo, out)
+}
+
+// matVecLoop is matVec for any d.
+func matVecLoop(x []float64, d int, th []float64, rows []int, lo int, out []float64) {
 	th = th[:d]
 	if rows == nil {
 		x = x[lo*d : (lo+len(out))*d]
@@ -246,6 +254,14 @@ func matVec(x []float64, d int, th []float64, rows []int, lo int, out []float64)
 // out2 for th2), each row loaded once; the same summation order, so the
 // same values as two matVec calls.
 func matVecPair(x []float64, d int, th1, th2 []float64, rows []int, lo int, out1, out2 []float64) {
+	if matVecPairFixed(x, d, th1, th2, rows, lo, out1, out2) {
+		return
+	}
+	matVecPairLoop(x, d, th1, th2, rows, lo, out1, out2)
+}
+
+// matVecPairLoop is matVecPair for any d.
+func matVecPairLoop(x []float64, d int, th1, th2 []float64, rows []int, lo int, out1, out2 []float64) {
 	th1, th2 = th1[:d], th2[:d]
 	out2 = out2[:len(out1)]
 	if rows == nil {

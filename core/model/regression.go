@@ -312,9 +312,15 @@ func (m *Logistic) GradLogLik(theta []float64, rows []int, grad []float64) {
 // and four columns instead of one per column; the wasm build (where every
 // loop iteration costs a dispatch) gains most.
 func (m *Logistic) gradBatch(rows []int, lo int, c, grad []float64) {
-	d := m.d
+	if gradBatchFixed(m.x, m.d, rows, lo, c, grad) { // the same sums, written out (kernels_gen.go)
+		return
+	}
+	gradBatchLoop(m.x, m.d, rows, lo, c, grad)
+}
+
+// gradBatchLoop is gradBatch for any row length d.
+func gradBatchLoop(x []float64, d int, rows []int, lo int, c, grad []float64) {
 	n := len(c)
-	x := m.x
 	grad = grad[:d]
 	np := n &^ 1
 	if rows == nil {

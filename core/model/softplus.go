@@ -58,6 +58,7 @@ type spEntry struct{ hi, lo, c1, c2, c3, c4, c5, c6 float64 }
 // it and compares every entry bit for bit.
 //
 //go:generate go run ./internal/tables/gen -o tables_gen.go
+//go:generate go run ./internal/kernels/gen -o kernels_gen.go
 
 // log1pExpNeg is g(a) = log(1 + e^{−a}) for a ≥ 0 (+Inf → 0, NaN → NaN).
 func log1pExpNeg(a float64) float64 {
