@@ -422,6 +422,19 @@ func composeDir(pm []float64, imin int64, etaInf, etaWin, h float64, start int64
 	}
 	d.p1 = make([]float64, N+1)
 	d.e1 = make([]float64, N+1)
+	// e^{−(s_j − sref)} = e^{−(j − N/2)h} = hi[q]·lo[r] for j − N/2 =
+	// q·expBlock + r − N/2 (q, r ≥ 0): two tables of one exponential each
+	// instead of one per grid point; the product of two correctly rounded
+	// factors is within 2 ulp of the exact value. N·h ≤ 1300 keeps every
+	// factor and product in range.
+	lo := make([]float64, expBlock)
+	for r := range lo {
+		lo[r] = math.Exp(-float64(r) * h)
+	}
+	hi := make([]float64, N/expBlock+1)
+	for q := range hi {
+		hi[q] = math.Exp(-float64(q*expBlock-N/2) * h)
+	}
 	for j := N - 1; j >= 0; j-- {
 		v := out[(int64(j)+shift)%int64(N)] / float64(N)
 		if !(v > 0) {
@@ -430,12 +443,14 @@ func composeDir(pm []float64, imin int64, etaInf, etaWin, h float64, start int64
 			d.p1[j], d.e1[j] = d.p1[j+1], d.e1[j+1]
 			continue
 		}
-		sj := float64(start+int64(j)) * h
 		d.p1[j] = d.p1[j+1] + v
-		d.e1[j] = d.e1[j+1] + v*math.Exp(-(sj-d.sref))
+		d.e1[j] = d.e1[j+1] + v*(hi[j/expBlock]*lo[j%expBlock])
 	}
 	return d, nil
 }
+
+// expBlock is the length of the low table of composeDir's exponentials.
+const expBlock = 512
 
 // FFT plans (twiddle factors) are reused across PLDs: building one costs
 // about as much as a transform, and a planner builds many PLDs of the same
