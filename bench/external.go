@@ -63,20 +63,24 @@ func benchWasm() []row {
 
 // browserJSON is what make bench-browser (e2e/bench.mjs) writes.
 type browserJSON struct {
-	WasmNsPerIteration   float64 `json:"wasm_ns_per_iteration"`
-	NativeNsPerIteration float64 `json:"native_ns_per_iteration"`
-	WasmOverNative       float64 `json:"wasm_over_native"`
-	NavigationToReadyMs  float64 `json:"navigation_to_ready_ms"`
-	TransferRawBytes     float64 `json:"transfer_raw_bytes"`
-	TransferBrotliBytes  float64 `json:"transfer_brotli_bytes"`
-	Requests             int     `json:"requests"`
-	MedianRatio          float64 `json:"wasm_median_over_native_median"`
-	NavigationMedianMs   float64 `json:"navigation_to_ready_median_ms"`
-	LargeCSVBytes        float64 `json:"large_csv_bytes"`
-	LargeCSVLoadMs       float64 `json:"large_csv_load_ms"`
-	LargeCSVLongestTask  float64 `json:"large_csv_longest_main_thread_task_ms"`
-	LargeCSVProgress     int     `json:"large_csv_progress_updates"`
-	LargeCSVPeakOverNum  float64 `json:"large_csv_peak_memory_over_numeric"`
+	WasmNsPerIteration   float64            `json:"wasm_ns_per_iteration"`
+	NativeNsPerIteration float64            `json:"native_ns_per_iteration"`
+	WasmOverNative       float64            `json:"wasm_over_native"`
+	NavigationToReadyMs  float64            `json:"navigation_to_ready_ms"`
+	TransferRawBytes     float64            `json:"transfer_raw_bytes"`
+	TransferBrotliBytes  float64            `json:"transfer_brotli_bytes"`
+	Requests             int                `json:"requests"`
+	MedianRatio          float64            `json:"wasm_median_over_native_median"`
+	NavigationMedianMs   float64            `json:"navigation_to_ready_median_ms"`
+	LargeCSVBytes        float64            `json:"large_csv_bytes"`
+	LargeCSVLoadMs       float64            `json:"large_csv_load_ms"`
+	LargeCSVLongestTask  float64            `json:"large_csv_longest_main_thread_task_ms"`
+	LargeCSVProgress     int                `json:"large_csv_progress_updates"`
+	LargeCSVPeakOverNum  float64            `json:"large_csv_peak_memory_over_numeric"`
+	ScalingCores         int                `json:"scaling_cores"`
+	ScalingSpeedup       float64            `json:"scaling_speedup"`
+	ScalingMedianSpeedup float64            `json:"scaling_median_speedup"`
+	ScalingWallNs        map[string]float64 `json:"scaling_wall_ns_per_iteration"`
 }
 
 // passFail is "PASS" when ok, else "FAIL".
@@ -94,6 +98,7 @@ func benchBrowser() []row {
 	see := "see browser benchmark (make bench-browser)"
 	rows := []row{
 		{ID: "2a", What: "Chromium worker, time per HMC iteration (bench.html config), wasm vs native", Target: "≤ ×2.0"},
+		{ID: "2d", What: "Chromium workers: chains at once, one per worker, up to the core count (same config; speedup = K·T₁/T_K)", Target: "≥ 0.8 × cores"},
 		{ID: "2b", What: "page: navigation to ready (loopback)", Target: "≤ 1000 ms"},
 		{ID: "2c", What: "page: transfer size (brotli)", Target: "≤ 1.50 MB"},
 		{ID: "5b", What: "page: a 100 MB CSV loaded in a worker (peak memory ÷ numeric size; longest main-thread task; progress shown)", Target: "≤ 2.5×, no freeze, progress"},
@@ -115,18 +120,27 @@ func benchBrowser() []row {
 	}
 	rows[0].Measured = fmt.Sprintf("%s wasm, %s native (×%.2f best; medians ×%.2f)", ms(j.WasmNsPerIteration), ms(j.NativeNsPerIteration), j.WasmOverNative, j.MedianRatio)
 	rows[0].Status = passFail(j.WasmOverNative <= 2)
-	rows[1].Measured = fmt.Sprintf("%.0f ms (median %.0f ms)", j.NavigationToReadyMs, j.NavigationMedianMs)
-	rows[1].Status = passFail(j.NavigationToReadyMs <= 1000)
-	rows[2].Measured = fmt.Sprintf("%.2f MB (%.2f MB raw, %d requests)", j.TransferBrotliBytes/1e6, j.TransferRawBytes/1e6, j.Requests)
-	rows[2].Status = passFail(j.TransferBrotliBytes <= 1.5e6)
+	if c := j.ScalingCores; c > 0 && j.ScalingSpeedup > 0 {
+		k := fmt.Sprint(c)
+		rows[1].Measured = fmt.Sprintf("×%.2f with %d chains on %d workers (medians ×%.2f; wall per iteration %s for %d, %s for 1)",
+			j.ScalingSpeedup, c, c, j.ScalingMedianSpeedup, ms(j.ScalingWallNs[k]), c, ms(j.ScalingWallNs["1"]))
+		rows[1].Status = passFail(j.ScalingSpeedup >= 0.8*float64(c))
+		rows[1].Target = fmt.Sprintf("≥ ×%.1f (0.8 × %d cores)", 0.8*float64(c), c)
+	} else {
+		rows[1].Measured, rows[1].Status = see, "n/a"
+	}
+	rows[2].Measured = fmt.Sprintf("%.0f ms (median %.0f ms)", j.NavigationToReadyMs, j.NavigationMedianMs)
+	rows[2].Status = passFail(j.NavigationToReadyMs <= 1000)
+	rows[3].Measured = fmt.Sprintf("%.2f MB (%.2f MB raw, %d requests)", j.TransferBrotliBytes/1e6, j.TransferRawBytes/1e6, j.Requests)
+	rows[3].Status = passFail(j.TransferBrotliBytes <= 1.5e6)
 	if j.LargeCSVBytes > 0 {
-		rows[3].Measured = fmt.Sprintf("%.0f MB in %.1f s: peak %.2f×, longest main-thread task %.0f ms, %d progress updates",
+		rows[4].Measured = fmt.Sprintf("%.0f MB in %.1f s: peak %.2f×, longest main-thread task %.0f ms, %d progress updates",
 			j.LargeCSVBytes/1e6, j.LargeCSVLoadMs/1e3, j.LargeCSVPeakOverNum, j.LargeCSVLongestTask, j.LargeCSVProgress)
 		// "Without freezing": no main-thread task over 200 ms (a frame
 		// budget users notice); progress: at least one update per 10 MB.
-		rows[3].Status = passFail(j.LargeCSVPeakOverNum <= 2.5 && j.LargeCSVLongestTask <= 200 && float64(j.LargeCSVProgress) >= j.LargeCSVBytes/10e6)
+		rows[4].Status = passFail(j.LargeCSVPeakOverNum <= 2.5 && j.LargeCSVLongestTask <= 200 && float64(j.LargeCSVProgress) >= j.LargeCSVBytes/10e6)
 	} else {
-		rows[3].Measured, rows[3].Status = see, "n/a"
+		rows[4].Measured, rows[4].Status = see, "n/a"
 	}
 	for i := range rows {
 		rows[i].Note = when

@@ -10,7 +10,7 @@
 // (ROUNDS rounds, each a bench page with RUNS chains, then native) and the
 // best of each is reported, with the medians alongside.
 //
-//   node e2e/bench.mjs [--skip-large] [--only=iter,startup,large]
+//   node e2e/bench.mjs [--skip-large] [--only=iter,scale,startup,large]
 //   BENCH_SITE=build/site-testkey node e2e/bench.mjs
 
 import { execFileSync } from 'node:child_process';
@@ -20,7 +20,7 @@ import path from 'node:path';
 import { Harness, root, DESKTOP } from './helpers.mjs';
 
 const args = process.argv.slice(2);
-const only = new Set((args.find((a) => a.startsWith('--only='))?.slice(7) ?? 'iter,startup,large').split(','));
+const only = new Set((args.find((a) => a.startsWith('--only='))?.slice(7) ?? 'iter,scale,startup,large').split(','));
 if (args.includes('--skip-large')) only.delete('large');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -137,6 +137,38 @@ async function iterations(h) {
     wasm_best_run: best,
     rounds: ROUNDS,
     runs_per_round: RUNS,
+  };
+}
+
+/**
+ * Scaling (row 2d): the bench config with K chains at once on K workers, for
+ * K = 1 and K = the core count, rounds interleaved; the best wall time per
+ * iteration for each K (first start to last end) gives the speedup
+ * K·T₁/T_K (K on ideal scaling).
+ */
+async function scaling(h) {
+  const cores = Math.max(1, os.cpus().length);
+  const ks = [...new Set([1, cores])];
+  const wall = Object.fromEntries(ks.map((k) => [k, []]));
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const k of ks) {
+      const ctx = await h.browser.newContext({ viewport: DESKTOP });
+      const page = await ctx.newPage();
+      await page.goto(new URL(`bench.html#runs=${RUNS}&chains=${k}`, h.url).href);
+      await page.waitForSelector('html[data-done]', { timeout: 600000 });
+      const res = JSON.parse(await page.getByTestId('bench-result').textContent());
+      await ctx.close();
+      if (!res.wasm) throw new Error(`bench page (${k} chains): ${await page.getByTestId('bench-status').textContent()}`);
+      // The first run of a page includes the engine's tier-up.
+      wall[k].push(...res.runs.slice(1).map((x) => x.wall_ns_per_iteration));
+    }
+  }
+  const best = Object.fromEntries(ks.map((k) => [k, min(wall[k])]));
+  return {
+    scaling_cores: cores,
+    scaling_wall_ns_per_iteration: best,
+    scaling_speedup: (cores * best[1]) / best[cores],
+    scaling_median_speedup: (cores * median(wall[1])) / median(wall[cores]),
   };
 }
 
@@ -281,6 +313,7 @@ try {
   out = { ...prev, measured_at: new Date().toISOString(), load_average: os.loadavg() };
   if (only.has('startup')) Object.assign(out, await startup(h));
   if (only.has('iter')) Object.assign(out, await iterations(h));
+  if (only.has('scale')) Object.assign(out, await scaling(h));
   if (only.has('large')) Object.assign(out, await largeLoad(h));
 } finally {
   await h.stop();
@@ -290,6 +323,9 @@ writeFileSync(outFile, `${JSON.stringify(out, null, 2)}\n`);
 if (only.has('iter')) {
   console.log(`config: ${out.config.algorithm}, ${out.config.model.model} on the demo, ${out.wasm_best_run.iterations} iterations; best of ${ROUNDS}×${RUNS} runs`);
   console.log(`per iteration: wasm worker ${(out.wasm_ns_per_iteration / 1e3).toFixed(1)} µs (inside advance() ${(out.wasm_advance_ns_per_iteration / 1e3).toFixed(1)} µs), native ${(out.native_ns_per_iteration / 1e3).toFixed(1)} µs (× ${out.wasm_over_native.toFixed(2)}; medians × ${out.wasm_median_over_native_median.toFixed(2)})`);
+}
+if (only.has('scale')) {
+  console.log(`scaling: ${out.scaling_cores} chains on ${out.scaling_cores} workers ${(out.scaling_wall_ns_per_iteration[out.scaling_cores] / 1e3).toFixed(1)} µs per iteration (wall), 1 chain ${(out.scaling_wall_ns_per_iteration[1] / 1e3).toFixed(1)} µs: speedup ×${out.scaling_speedup.toFixed(2)} (medians ×${out.scaling_median_speedup.toFixed(2)})`);
 }
 if (only.has('startup')) {
   console.log(`navigation to ready: ${out.navigation_to_ready_ms.toFixed(0)} ms (median ${out.navigation_to_ready_median_ms.toFixed(0)}); ${JSON.stringify(out.startup_breakdown_ms, (k, v) => (typeof v === 'number' ? Math.round(v) : v))}`);
