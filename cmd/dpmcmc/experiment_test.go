@@ -111,7 +111,14 @@ var quickChecks = map[string]func(t *testing.T, dir string){
 					t.Errorf("dp-fastmh touched %g of the rows per iteration", f)
 				}
 			case "dp-penalty", "dp-fastmh-full":
-				near(t, r["algorithm"]+" rows", f, 1, 0.01)
+				// All N rows per iteration, except for proposals outside
+				// the box |θ| ≤ 3, rejected without reading data; how
+				// often the chain proposes there depends on its path,
+				// hence on the fresh privacy noise (≈ 1% of the
+				// iterations here; 0.9865 seen).
+				if f > 1+1e-12 || f < 0.95 {
+					t.Errorf("%s touched %g of the rows per iteration, want (0.95, 1]", r["algorithm"], f)
+				}
 			}
 			if kl > 5 || a < 0.1 {
 				t.Errorf("%s: sym KL %g, acceptance %g", r["algorithm"], kl, a)
