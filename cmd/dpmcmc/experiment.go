@@ -103,12 +103,23 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 		o.Log = stderr
 	}
 	for _, n := range run {
+		// banana and gauss write their runs table after every cell to
+		// OUT/NAME_runs.partial.csv (usable with --resume), removed once
+		// the run has written its tables.
+		partial := filepath.Join(out, n+"_runs.partial.csv")
+		o.Checkpoint = func(t *experiment.Table) error { return experiment.WriteTable(t, partial) }
 		res, err := experiment.Run(ctx, n, o)
 		if err != nil {
+			if _, serr := os.Stat(partial); serr == nil {
+				return fmt.Errorf("experiment %s: %w (the cells done so far are in %s: continue with --resume %s)", n, err, partial, partial)
+			}
 			return fmt.Errorf("experiment %s: %w", n, err)
 		}
 		paths, err := experiment.WriteTables(res, out)
 		if err != nil {
+			return err
+		}
+		if err := os.Remove(partial); err != nil && !os.IsNotExist(err) {
 			return err
 		}
 		for _, f := range res.Figures {

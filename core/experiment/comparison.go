@@ -221,6 +221,9 @@ func comparison(ctx context.Context, o Options, name string) (*Output, error) {
 				o.logf("%s %s ε=%g: %d repeats reused from %s", name, a.name, e, len(old), o.Resume)
 				line := summarise(sum, &sm, &se, name, a.name, e, old[0].itersTotal, old[0].spent, mmds, mes, accs, clips)
 				lines = append(lines, line+" (reused)")
+				if err := o.checkpoint(runs, prev, algs, eps, ai, ei); err != nil {
+					return nil, err
+				}
 				continue
 			}
 			if !o.wants(a.name) {
@@ -268,6 +271,9 @@ func comparison(ctx context.Context, o Options, name string) (*Output, error) {
 			line := summarise(sum, &sm, &se, name, a.name, e, chains*pl.iters, pl.spent, mmds, mes, accs, clips)
 			o.logf("%s", line)
 			lines = append(lines, line)
+			if err := o.checkpoint(runs, prev, algs, eps, ai, ei); err != nil {
+				return nil, err
+			}
 		}
 		if len(sm.X) == 0 {
 			continue
@@ -276,6 +282,27 @@ func comparison(ctx context.Context, o Options, name string) (*Output, error) {
 		figME.Series = append(figME.Series, se)
 	}
 	return &Output{Tables: []*Table{runs, sum}, Figures: []*Figure{figMMD, figME}, Summary: lines}, nil
+}
+
+// checkpoint hands Options.Checkpoint the runs table after cell (ai, ei):
+// the rows done so far, then the resumed rows of the cells still ahead, in
+// the order the run visits them (so it is a valid Resume table).
+func (o Options) checkpoint(runs *Table, prev map[runKey][]prevRun, algs []dpAlg, eps []float64, ai, ei int) error {
+	if o.Checkpoint == nil {
+		return nil
+	}
+	t := &Table{Name: runs.Name, Header: runs.Header, Rows: append([][]any(nil), runs.Rows...)}
+	for a := ai; a < len(algs); a++ {
+		for e := range eps {
+			if a == ai && e <= ei {
+				continue
+			}
+			for _, r := range prev[runKey{algs[a].name, eps[e]}] {
+				t.Rows = append(t.Rows, r.row)
+			}
+		}
+	}
+	return o.Checkpoint(t)
 }
 
 // quantile is the type-7 quantile of v (NaNs dropped).

@@ -54,6 +54,11 @@ type Options struct {
 	// the wanted repeats are reused, not run again; cells of algorithms
 	// not wanted are kept as they are.
 	Resume string
+	// Checkpoint, when set, receives the banana and gauss runs table after
+	// every (algorithm, ε) cell: the cells done so far and the resumed
+	// cells still ahead, a valid Resume table (a run stopped after hours
+	// loses at most the cell in progress).
+	Checkpoint func(*Table) error
 }
 
 func (o Options) eps(def []float64) []float64 {
@@ -194,30 +199,40 @@ func WriteTables(out *Output, dir string) ([]string, error) {
 	var paths []string
 	for _, t := range out.Tables {
 		p := filepath.Join(dir, t.Name+".csv")
-		f, err := os.Create(p)
-		if err != nil {
-			return paths, err
-		}
-		w := csv.NewWriter(f)
-		_ = w.Write(t.Header)
-		for _, r := range t.Rows {
-			rec := make([]string, len(r))
-			for i, v := range r {
-				rec[i] = format(v)
-			}
-			_ = w.Write(rec)
-		}
-		w.Flush()
-		if err := w.Error(); err != nil {
-			f.Close()
-			return paths, err
-		}
-		if err := f.Close(); err != nil {
+		if err := WriteTable(t, p); err != nil {
 			return paths, err
 		}
 		paths = append(paths, p)
 	}
 	return paths, nil
+}
+
+// WriteTable writes t as CSV to path, through a temporary file renamed into
+// place (a reader never sees half a table).
+func WriteTable(t *Table, path string) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	_ = w.Write(t.Header)
+	for _, r := range t.Rows {
+		rec := make([]string, len(r))
+		for i, v := range r {
+			rec[i] = format(v)
+		}
+		_ = w.Write(rec)
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 func format(v any) string {
