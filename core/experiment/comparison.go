@@ -197,6 +197,7 @@ func comparison(ctx context.Context, o Options, name string) (*Output, error) {
 	sum := &Table{Name: name + "_summary", Header: []string{"model", "algorithm", "epsilon", "iters_total", "epsilon_spent", "mmd_median", "mmd_q25", "mmd_q75", "mmd_mean", "mmd_se", "mean_error_median", "mean_error_q25", "mean_error_q75", "acceptance_mean", "clip_fraction_mean", "repeats"}}
 	figMMD := &Figure{Name: name + "_mmd", Title: fmt.Sprintf("%s: MMD vs ε (median, IQR over repeats)", name), XLabel: "ε", YLabel: "MMD", LogY: true}
 	figME := &Figure{Name: name + "_mean_error", Title: fmt.Sprintf("%s: mean error vs ε (median, IQR)", name), XLabel: "ε", YLabel: "‖mean − true mean‖", LogY: true}
+	figMMD.XTicks, figME.XTicks = eps, eps
 	// The same starting points for every algorithm and ε (§4.1).
 	starts := normalStarts(p.truth, p.startSD, chains*reps, o.Seed+1000)
 	var lines []string

@@ -138,6 +138,8 @@ type Figure struct {
 	LegendBottom, LegendLeft bool
 	// Dense draws Points series with small markers (scatter plots of draws).
 	Dense bool
+	// XTicks, when set, are the labelled x ticks (e.g. the ε grid).
+	XTicks []float64
 }
 
 // Output is what an experiment produced.

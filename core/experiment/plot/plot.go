@@ -8,6 +8,7 @@ import (
 	"image/color"
 	"math"
 	"path/filepath"
+	"strconv"
 
 	"github.com/dpmcmc/dpmcmc/core/experiment"
 	"gonum.org/v1/plot"
@@ -44,6 +45,13 @@ func Render(f *experiment.Figure, dir string) ([]string, error) {
 		p.Y.Scale = plot.LogScale{}
 	}
 	p.X.Tick.Marker = ticker{log: f.LogX}
+	if len(f.XTicks) > 0 {
+		ts := make([]plot.Tick, len(f.XTicks))
+		for i, v := range f.XTicks {
+			ts[i] = plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)}
+		}
+		p.X.Tick.Marker = plot.ConstantTicks(ts)
+	}
 	p.Y.Tick.Marker = ticker{log: f.LogY}
 	p.Add(plotter.NewGrid())
 	ok := func(x, y float64) bool {
