@@ -111,67 +111,57 @@ func (m *GaussianMean) GradLogLikRows(theta []float64, rows []int, lo int, out [
 // GradLogLikRows implements RowGrader: η by matVec, the coefficients
 // −F·sgn·σ(sgn·η) by gradCoefBatch, then coefficient × x̃_i.
 func (m *Logistic) GradLogLikRows(theta []float64, rows []int, lo int, out []float64) {
-	d := m.d
-	n := len(out) / d
 	var zb, sb, cb [batchLen]float64
-	for b := 0; b < n; b += batchLen {
-		e := min(b+batchLen, n)
-		z, sg, c := zb[:e-b], sb[:e-b], cb[:e-b]
-		matVec(m.x, d, theta, rows, lo+b, z)
+	for b := 0; b < len(out)/m.d; b += batchLen {
+		z := zb[:min(batchLen, len(out)/m.d-b)]
+		sg, c := sb[:len(z)], cb[:len(z)]
+		matVec(m.x, m.d, theta, rows, lo+b, z)
 		for k := range sg {
 			sg[k] = m.sgn[rowIndex(rows, lo+b, k)]
 		}
 		gradCoefBatch(z, sg, c, m.f)
-		for k, ck := range c {
-			i := rowIndex(rows, lo+b, k)
-			x := m.x[i*d : i*d+d]
-			g := out[(b+k)*d : (b+k)*d+d]
-			for j, v := range x {
-				g[j] = ck * v
-			}
-		}
+		m.scaledRows(rows, lo+b, c, out[b*m.d:])
 	}
 }
 
 // GradLogLikRows implements RowGrader: F·(y_i − η_i)/σ²·x̃_i.
 func (m *Linear) GradLogLikRows(theta []float64, rows []int, lo int, out []float64) {
-	d := m.d
-	n := len(out) / d
-	var zb [batchLen]float64
+	var cb [batchLen]float64
 	s2 := m.sigma * m.sigma
-	for b := 0; b < n; b += batchLen {
-		e := min(b+batchLen, n)
-		z := zb[:e-b]
-		matVec(m.x, d, theta, rows, lo+b, z)
-		for k, eta := range z {
-			i := rowIndex(rows, lo+b, k)
-			c := m.f * (m.y[i] - eta) / s2
-			x := m.x[i*d : i*d+d]
-			g := out[(b+k)*d : (b+k)*d+d]
-			for j, v := range x {
-				g[j] = c * v
-			}
+	for b := 0; b < len(out)/m.d; b += batchLen {
+		c := cb[:min(batchLen, len(out)/m.d-b)]
+		matVec(m.x, m.d, theta, rows, lo+b, c)
+		for k, eta := range c {
+			c[k] = m.f * (m.y[rowIndex(rows, lo+b, k)] - eta) / s2
 		}
+		m.scaledRows(rows, lo+b, c, out[b*m.d:])
 	}
 }
 
 // GradLogLikRows implements RowGrader: F·(y_i − e^{η_i})·x̃_i.
 func (m *Poisson) GradLogLikRows(theta []float64, rows []int, lo int, out []float64) {
+	var cb [batchLen]float64
+	for b := 0; b < len(out)/m.d; b += batchLen {
+		c := cb[:min(batchLen, len(out)/m.d-b)]
+		matVec(m.x, m.d, theta, rows, lo+b, c)
+		for k, eta := range c {
+			c[k] = m.f * (m.y[rowIndex(rows, lo+b, k)] - mathx.Exp(eta))
+		}
+		m.scaledRows(rows, lo+b, c, out[b*m.d:])
+	}
+}
+
+// scaledRows writes c[k]·x̃_i into out[k·d : (k+1)·d] for i = rows[lo+k]
+// (lo+k when rows is nil): a GLM's per-row gradient is a coefficient times
+// its row.
+func (m *regression) scaledRows(rows []int, lo int, c, out []float64) {
 	d := m.d
-	n := len(out) / d
-	var zb [batchLen]float64
-	for b := 0; b < n; b += batchLen {
-		e := min(b+batchLen, n)
-		z := zb[:e-b]
-		matVec(m.x, d, theta, rows, lo+b, z)
-		for k, eta := range z {
-			i := rowIndex(rows, lo+b, k)
-			c := m.f * (m.y[i] - mathx.Exp(eta))
-			x := m.x[i*d : i*d+d]
-			g := out[(b+k)*d : (b+k)*d+d]
-			for j, v := range x {
-				g[j] = c * v
-			}
+	for k, ck := range c {
+		i := rowIndex(rows, lo, k)
+		x := m.x[i*d : i*d+d]
+		g := out[k*d : k*d+d]
+		for j, v := range x {
+			g[j] = ck * v
 		}
 	}
 }
