@@ -74,8 +74,15 @@ var quickChecks = map[string]func(t *testing.T, dir string){
 		for _, k := range []string{"mean1", "mean2"} {
 			near(t, "dp-barker "+k, cnum(t, dp, k), cnum(t, ex, k), 0.3)
 			near(t, "non-private "+k, cnum(t, np, k), cnum(t, ex, k), 0.3)
-			near(t, "dp-barker vs non-private "+k, cnum(t, dp, k), cnum(t, np, k), 0.3)
 		}
+		// The two chains against each other: the posterior has two modes,
+		// (0, 1) and (1, −1) (swapping the components maps θ to
+		// (θ1 + θ2, −θ2)), and a quick chain's share of each is random, so
+		// mean2 of two correct chains can differ by 0.47 (seen: 0.236 vs
+		// −0.231). θ1 + θ2/2, the midpoint of the two component means, is
+		// the same in both modes: compare that.
+		mid := func(r map[string]string) float64 { return cnum(t, r, "mean1") + cnum(t, r, "mean2")/2 }
+		near(t, "dp-barker vs non-private θ1 + θ2/2", mid(dp), mid(np), 0.3)
 		for _, k := range []string{"var1", "var2"} {
 			near(t, "dp-barker "+k+" ratio", cnum(t, dp, k)/cnum(t, ex, k), 1, 0.4)
 			near(t, "non-private "+k+" ratio", cnum(t, np, k)/cnum(t, ex, k), 1, 0.4)
