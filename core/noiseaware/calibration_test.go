@@ -84,10 +84,12 @@ func simCoverage(t *testing.T, design func() *dataset.Table, truth []float64, ep
 // Simulation coverage of the 90% intervals on the breast-cancer design
 // (n = 569, the bc5 features in raw units, true coefficients = the
 // non-private posterior mean, y simulated) at ε = 3 and ε = 0.5 is not
-// below 0.9 by more than three binomial standard errors, and not above
-// 0.99: the coefficients the release informs (intercept, mean_radius) are
-// covered near 0.9, the weakly identified ones, whose posterior is close
-// to the prior, always (measured 35, 35, 40, 40, 40, 40 of 40). A plug-in
+// below 0.9 by more than three binomial standard errors. There is no upper
+// bound at a fixed truth: the weakly identified coefficients, whose
+// posterior is close to the N(0, 20²) prior, are covered with probability
+// 0 or 1 at any fixed value (1 here: they lie inside the prior's bulk), so
+// the average over coefficients is 0.95–1.00 for any correct posterior
+// (TestCalibrationPriorPredictive is the two-sided check). A plug-in
 // posterior that ignores the release noise fails the lower bound at
 // ε = 0.5.
 func TestCalibrationCoverage(t *testing.T) {
@@ -106,8 +108,8 @@ func TestCalibrationCoverage(t *testing.T) {
 		seed uint64
 	}{{3, 9}, {0.5, 10}} {
 		cov := simCoverage(t, design, truth, c.eps, reps, c.seed, false)
-		t.Logf("noise-aware, ε = %v: coverage %.3f (at least 0.9 − %.3f, at most 0.99)", c.eps, cov, 3*se)
-		if cov < 0.9-3*se || cov > 0.99 {
+		t.Logf("noise-aware, ε = %v: coverage %.3f (at least 0.9 − %.3f)", c.eps, cov, 3*se)
+		if cov < 0.9-3*se {
 			t.Errorf("noise-aware coverage %.3f at ε = %v", cov, c.eps)
 		}
 	}
@@ -115,6 +117,83 @@ func TestCalibrationCoverage(t *testing.T) {
 	t.Logf("plug-in (noise ignored), ε = 0.5: coverage %.3f", naive)
 	if !(naive < 0.9-3*se) {
 		t.Errorf("the plug-in posterior's coverage %.3f at ε = 0.5 is not below 0.9 − 3 SE: the check cannot tell", naive)
+	}
+}
+
+// priorPredictiveCoverage is the share of 90% intervals that contain the
+// truth when each replicate's true coefficients are drawn from the prior
+// the posterior uses, N(0, s²) on the scaled space, on the breast-cancer
+// design (resampled to n rows unless n = 569), with y simulated and one
+// release at ε. For an exact posterior it is 0.9 whatever the design, n, ε
+// and s (Cook, Gelman & Rubin 2006; Talts et al. 2018): departures measure
+// the approximations, not the prior's luck with one truth. It also returns
+// the coverage per coefficient.
+func priorPredictiveCoverage(t *testing.T, n int, eps, s float64, reps int, seed uint64) (float64, []float64) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 1))
+	d := 6
+	hit := make([]int, d)
+	truth := make([]float64, d)
+	for range reps {
+		tab := loadBC(t)
+		if n != 569 {
+			tab = resample(tab, n, 11)
+		}
+		spec := specFor(t, buildLogistic(t, tab), eps, 1e-5)
+		spec.PriorSD = s
+		p, err := NewPlan(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range truth {
+			truth[j] = s * r.NormFloat64()
+		}
+		p.ToUser(truth, true)
+		simulateLogistic(tab, truth, r)
+		rel, err := Run(p, buildLogistic(t, tab), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dr := drawsUser(rel, 1000, r, true)
+		for j := range truth {
+			q := quantiles(dr, j, 0.05, 0.95)
+			if q[0] <= truth[j] && truth[j] <= q[1] {
+				hit[j]++
+			}
+		}
+	}
+	tot, by := 0, make([]float64, d)
+	for j, h := range hit {
+		tot += h
+		by[j] = float64(h) / float64(reps)
+	}
+	return float64(tot) / float64(reps*d), by
+}
+
+// The prior-predictive calibration of the noise-aware posterior (truths
+// drawn from the N(0, 10²) prior on the scaled space, the posterior under
+// the same prior, 200 replicates): coverage of the 90% intervals within
+// the 0.8–0.97 at n = 569, ε = 3 and n = 5,000, ε = 1 (the done-when
+// settings) and at n = 50,000, ε = 8, where the last expansion point is
+// often far from the mode relative to the small posterior sd. Measured:
+// 0.830, 0.837, 0.845; without the model-error term τ (modelErrorVar)
+// 0.825, 0.822 and 0.647, which fails. Non-private Laplace intervals cover
+// 0.88–0.89 in this simulation, so the remaining shortfall (0.83–0.85) is
+// the release's approximations (docs/SAMPLERS.md).
+func TestCalibrationPriorPredictive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulation")
+	}
+	for _, c := range []struct {
+		n    int
+		eps  float64
+		seed uint64
+	}{{569, 3, 9}, {5000, 1, 9}, {50000, 8, 9}} {
+		cov, by := priorPredictiveCoverage(t, c.n, c.eps, 10, 200, c.seed)
+		t.Logf("n = %d, ε = %v: prior-predictive coverage %.3f, by coefficient %.2f", c.n, c.eps, cov, by)
+		if cov < 0.8 || cov > 0.97 {
+			t.Errorf("n = %d, ε = %v: prior-predictive coverage %.3f outside 0.8–0.97", c.n, c.eps, cov)
+		}
 	}
 }
 

@@ -51,10 +51,14 @@
 //
 //	S̃ | θ, M ~ N(M(θ − θ_R), φM + σ_S²I)
 //
-// is the likelihood of θ, Gaussian; with the N(0, s²I) prior (s = 2.5 on the
-// scaled space by default, rstanarm's weakly informative default) θ | S̃, M
-// is Gaussian with precision P = MΣ⁻¹M + I/s² and mean P⁻¹MΣ⁻¹(S̃ + Mθ_R),
-// Σ = φM + σ_S²I. The unknown M is drawn from its pivot: M̃ − M is exactly the
+// is the likelihood of θ, Gaussian; with the N(0, s²I) prior (s =
+// DefaultPriorSD = 20 on the scaled space unless set) θ | S̃, M is Gaussian
+// with precision P = MΣ⁻¹M + I/s² and mean P⁻¹MΣ⁻¹(S̃ + Mθ_R),
+// Σ = φM + (σ_S² + τ²)I. τ² is the expansion's error on the score,
+// estimated from the last two releases (R ≥ 3): the quadratic at θ_R
+// predicts the score released at θ_{R−1}, and the excess of the squared
+// discrepancy over its release-noise expectation estimates dτ²
+// (modelErrorVar). The unknown M is drawn from its pivot: M̃ − M is exactly the
 // symmetric Gaussian release noise, so each draw takes M = M̃ − E (E a fresh
 // draw of that noise) projected onto the positive semi-definite cone
 // (eigenvalues clipped at 0, by Jacobi rotations). Each
@@ -63,7 +67,8 @@
 //
 // Approximations, stated in words in the privacy report: the GLM
 // log-likelihood is replaced by its quadratic expansion at the last
-// expansion point, the score's sampling distribution by its normal
+// expansion point (with the estimated model-error term), the score's
+// sampling distribution by its normal
 // approximation, and the Fisher information's posterior by its pivot
 // projected onto the PSD matrices (Bernstein & Sheldon 2019 and Kulkarni et al.
 // 2021 model the statistics' sampling distribution instead).

@@ -15,7 +15,11 @@ type Posterior struct {
 	thetaR, sTil []float64
 	mTil         []float64
 	stdS, stdM   float64
-	phi, invS2   float64
+	// modelErr is τ, the sd per coordinate of the quadratic expansion's
+	// error on the score, estimated from the last two releases (0 with one
+	// release); the likelihood's score variance is σ_S² + τ².
+	modelErr   float64
+	phi, invS2 float64
 	// scratch
 	m, sig, b, p, c, z []float64
 }
@@ -32,7 +36,58 @@ func NewPosterior(rel *Release) *Posterior {
 		m: make([]float64, d*d), sig: make([]float64, d*d), b: make([]float64, d*d),
 		p: make([]float64, d*d), c: make([]float64, d), z: make([]float64, d),
 	}
+	q.modelErr = math.Sqrt(modelErrorVar(rel))
 	return q
+}
+
+// ModelErrorSD is τ, the estimated sd per coordinate of the quadratic
+// expansion's error on the score (see modelErrorVar).
+func (q *Posterior) ModelErrorSD() float64 { return q.modelErr }
+
+// modelErrorVar estimates τ², the mean squared error per coordinate of the
+// score predicted by the last release's quadratic expansion, at the
+// distance of the last step, from the releases alone (post-processing).
+// The expansion at θ_R predicts the score at the previous point θ_{R−1} as
+// S̃_R + M̃_R·Δ, Δ = θ_R − θ_{R−1}; the discrepancy with the score released
+// there, e = S̃_{R−1} − S̃_R − M̃_R·Δ, is the expansion's error e₀ plus
+// independent release noise with E‖noise‖² = d(σ²_{S,R−1} + σ²_{S,R}) +
+// σ_M²‖Δ‖²(d + 1)/2 (M̃'s noise is σ_M on the diagonal and σ_M/√2 off it),
+// so τ² = max(0, ‖e‖² − E‖noise‖²)/d is a method-of-moments estimate of
+// ‖e₀‖²/d. The likelihood then treats the expansion's error at the
+// posterior's location as extra isotropic noise on the score of that size.
+// Without it, the intervals under-covered wherever the last expansion point
+// was far from the mode (docs/SAMPLERS.md, "The expansion's error"). It
+// needs R ≥ 3: with two releases the last step is the jump from the public
+// start θ_1 = 0, whose error spans the whole distance to the data-adapted
+// point and overstates the error near it (Poisson, R = 2: coverage went
+// from 0.94–0.98 to 0.99–1.00), so τ = 0 there.
+func modelErrorVar(rel *Release) float64 {
+	R, d := len(rel.S), rel.D
+	if R < 3 {
+		return 0
+	}
+	pl := rel.Plan
+	a, b := rel.Theta[R-2], rel.Theta[R-1]
+	sa, sb, mb := rel.S[R-2], rel.S[R-1], rel.M[R-1]
+	e2, step2 := 0.0, 0.0
+	for j := range d {
+		step2 += (b[j] - a[j]) * (b[j] - a[j])
+	}
+	for j := range d {
+		pred := sb[j]
+		for k := range d {
+			pred += mb[j*d+k] * (b[k] - a[k])
+		}
+		e := sa[j] - pred
+		e2 += e * e
+	}
+	sPrev, sLast, sM := pl.Blocks[2*(R-2)].Std, pl.Blocks[2*(R-1)].Std, pl.Blocks[2*(R-1)+1].Std
+	noise := float64(d)*(sPrev*sPrev+sLast*sLast) + sM*sM*step2*float64(d+1)/2
+	v := (e2 - noise) / float64(d)
+	if !(v > 0) || math.IsInf(v, 0) {
+		return 0
+	}
+	return v
 }
 
 // drawInfo draws M from its pivot, M̃ − E with E a fresh draw of the
@@ -54,16 +109,33 @@ func (q *Posterior) drawInfo(r *rand.Rand) {
 func (q *Posterior) DrawScaled(r *rand.Rand, out []float64) {
 	d := q.d
 	q.drawInfo(r)
-	// Σ = φM + σ_S²I = L Lᵀ.
+	if !q.meanGivenInfo(out) {
+		return
+	}
+	for j := range d {
+		q.z[j] = mathx.NormFloat64(r)
+	}
+	backward(q.p, d, q.z) // R⁻ᵀz ~ N(0, P⁻¹)
+	for j := range d {
+		out[j] += q.z[j]
+	}
+}
+
+// meanGivenInfo writes the mean of θ | S̃, M with M = q.m to out and leaves
+// the Cholesky factor of the precision P in q.p; false (out = θ_R) if a
+// factorisation failed, which cannot happen (Σ ⪰ σ_S²I, P ⪰ I/s²).
+func (q *Posterior) meanGivenInfo(out []float64) bool {
+	d := q.d
+	// Σ = φM + (σ_S² + τ²)I = L Lᵀ.
 	for j := range d {
 		for k := range d {
 			q.sig[j*d+k] = q.phi * q.m[j*d+k]
 		}
-		q.sig[j*d+j] += q.stdS * q.stdS
+		q.sig[j*d+j] += q.stdS*q.stdS + q.modelErr*q.modelErr
 	}
 	if cholesky(q.sig, d) != nil { // cannot happen: σ_S > 0
 		copy(out, q.thetaR)
-		return
+		return false
 	}
 	// b = L⁻¹M (column by column, stored column-major in b), c = L⁻¹(S̃ + Mθ_R).
 	for k := range d {
@@ -101,17 +173,11 @@ func (q *Posterior) DrawScaled(r *rand.Rand, out []float64) {
 	}
 	if cholesky(q.p, d) != nil { // cannot happen: P ⪰ I/s²
 		copy(out, q.thetaR)
-		return
+		return false
 	}
 	forward(q.p, d, out)
 	backward(q.p, d, out) // out = mean P⁻¹Bᵀc
-	for j := range d {
-		q.z[j] = mathx.NormFloat64(r)
-	}
-	backward(q.p, d, q.z) // R⁻ᵀz ~ N(0, P⁻¹)
-	for j := range d {
-		out[j] += q.z[j]
-	}
+	return true
 }
 
 // ToUser maps scaled coefficients to the user's units in place.
