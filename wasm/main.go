@@ -23,8 +23,8 @@
 //	models(), algorithms()                JSON lists for the controls
 //	recommend(n, d, private, model?)      the default algorithm's name (the CLI's --algorithm auto for the declared model)
 //	inspect(file, optsJSON, onProgress?)  JSON: columns, types, rows, preview, error
-//	newChain(file, configJSON, c, release?) handle {info, advance(k), done(), total(), error(), free()} or {error};
-//	                                      error(): null, or why the chain stopped early {message, algorithm, chain, iteration, total, step}
+//	newChain(file, configJSON, c, release?) handle {info, advance(k), done(), total(), abort(), free()} or {error};
+//	                                      abort(): null, or why the chain stopped early {message, algorithm, chain, iteration, total, step}
 //	                                      info.release: chain 0's shared release (noise-aware), to pass to chains 1, 2, …
 //	renderResults(configJSON, namesJSON, chains, runInfoJSON) writes the results section into the page's DOM (render.go, dom/v2); JSON {draws, report} or {error}
 //	budget(configJSON, n, d, itersJSON)   JSON {fraction, text}: the ε spent so far, or {error}
@@ -222,7 +222,7 @@ func chainHandle(ch *run.Chain, info chainInfo) js.Value {
 	})
 	// error: why the chain stopped before its end (a non-finite state:
 	// chainAbort), or null.
-	add("error", func([]js.Value) any {
+	add("abort", func([]js.Value) any {
 		a := abortOf(ch)
 		if a == nil {
 			return js.Null()
