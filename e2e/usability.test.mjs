@@ -116,6 +116,8 @@ test('a chain that diverges stops the run: a message naming chain, iteration and
     assert.ok(otherIts === shown || otherIts === shown + 1, `chain ${other}: report ${otherIts}, progress ${shown}`);
     assert.ok(report.epsilon_spent > 0 && report.epsilon_spent < report.epsilon_budget, `ε spent ${report.epsilon_spent}`);
     assert.match(await page.getByTestId('budget-spent').textContent(), /^Privacy budget spent: ε spent [\d.]+ of 2 \(δ = /);
+    // The run's meter shows the same ε (it counts the failing iteration too).
+    assert.equal(`Privacy budget spent: ${await page.getByTestId('budget-text').textContent()}.`, await page.getByTestId('budget-spent').textContent());
 
     // The command-line tool stops on the same state with the same message
     // (the fixed test key: the same chain diverges at the same iteration).

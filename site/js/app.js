@@ -701,7 +701,9 @@ export class App {
 
   /** Shows the ε spent by the iterations that ran so far. */
   updateBudget(run) {
-    const its = run.chains.map((c) => c.n);
+    // An ended chain's count is the engine's (a chain stopped on a
+    // non-finite state ran one iteration more than the draws it stored).
+    const its = run.chains.map((c) => (c.ended ? c.iterations : c.n));
     if (!run.private || !run.resolvedJSON) return;
     const r = JSON.parse(this.api.budget(run.resolvedJSON, run.rows, run.dim, JSON.stringify(its)));
     if (r.error) return;
