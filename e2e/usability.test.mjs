@@ -49,6 +49,7 @@ test('noise-aware runs no warmup: the input is disabled with the reason, the pla
     assert.equal(await page.getByTestId('algorithm-select').inputValue(), 'noise-aware');
     const warmup = page.getByTestId('warmup-input');
     assert.equal(await warmup.isDisabled(), true);
+    assert.equal(await warmup.inputValue(), '0');
     assert.equal(await page.getByTestId('warmup-note').isVisible(), true);
     assert.match(await page.getByTestId('warmup-note').textContent(), /^Warmup per chain: none for noise-aware \(no warmup: its draws are independent \(iid\) exact draws from the posterior given the one release/);
     await page.waitForFunction(() => /planned ε/.test(document.querySelector('[data-testid="plan"]').textContent), null, { timeout: 60000 });
@@ -87,7 +88,7 @@ test('a chain that diverges stops the run: a message naming chain, iteration and
     const err = page.getByTestId('chain-error');
     assert.equal(await err.isVisible(), true);
     const text = await err.textContent();
-    const m = /^The run stopped: dp-sgld chain (\d): the state became non-finite \(NaN or Inf\) at iteration (\d+) of 300 at step 1e\+06: the dynamics diverged; lower --step\. .* On this page, --step is "Step size" in the advanced sampler settings\. The results below are not usable; the privacy report charges every iteration that ran\.$/.exec(text);
+    const m = /^The run stopped: dp-sgld chain (\d): the state became non-finite \(NaN or Inf\) at iteration (\d+) of 300 at step 1e\+06: the dynamics diverged; lower --step\. .* On this page, --step is "Step size" in the advanced sampler settings\. The results below are not a posterior sample\.$/.exec(text);
     assert.ok(m, text);
     const [chain, iteration] = [Number(m[1]), Number(m[2])];
 

@@ -362,6 +362,12 @@ export class App {
   renderWarmup(algo) {
     const note = algo?.warmup_note ?? '';
     const input = $('warmup-input');
+    if (note && !input.disabled) {
+      input.dataset.kept = input.value;
+      input.value = '0';
+    } else if (!note && input.disabled) {
+      input.value = input.dataset.kept ?? input.value;
+    }
     input.disabled = Boolean(note);
     input.title = note ? `${algo.name}: ${note}` : '';
     $('warmup-note').hidden = !note;
@@ -758,7 +764,7 @@ export class App {
       // The engine's message, as dpmcmc sample prints it (chain, iteration,
       // the setting to change), and where that setting is on this page.
       const e = $('chain-error');
-      e.textContent = `The run stopped: ${run.aborted.message}.${run.aborted.step > 0 ? ' On this page, --step is "Step size" in the advanced sampler settings.' : ''} The results below are not usable; the privacy report charges every iteration that ran.`;
+      e.textContent = `The run stopped: ${run.aborted.message}.${run.aborted.step > 0 ? ' On this page, --step is "Step size" in the advanced sampler settings.' : ''} The results below are not a posterior sample.`;
       e.hidden = false;
     }
     if (run.failed) {
