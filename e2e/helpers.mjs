@@ -137,7 +137,8 @@ export async function shot(page, name, section) {
 export async function setRun(page, { algorithm, chains = 2, warmup = 100, draws = 150, seed } = {}) {
   if (algorithm) await page.getByTestId('algorithm-select').selectOption(algorithm);
   await page.getByTestId('chains-input').fill(String(chains));
-  await page.getByTestId('warmup-input').fill(String(warmup));
+  // Disabled for a sampler without warmup (noise-aware, ops): it runs none.
+  if (await page.getByTestId('warmup-input').isEnabled()) await page.getByTestId('warmup-input').fill(String(warmup));
   await page.getByTestId('draws-input').fill(String(draws));
   if (seed !== undefined) {
     await page.locator('details.advanced summary').click();

@@ -170,7 +170,9 @@ test('cancel a noise-aware run: the one release is charged in full, the partial 
     // noise-aware.
     assert.equal(await page.getByTestId('algorithm-select').inputValue(), 'noise-aware');
     await page.getByTestId('chains-input').fill('3');
-    await page.getByTestId('warmup-input').fill('0');
+    // No warmup: noise-aware's draws are iid (the input is disabled, the
+    // plan says so).
+    assert.equal(await page.getByTestId('warmup-input').isDisabled(), true);
     await page.getByTestId('draws-input').fill('50000000');
     await page.waitForFunction(() => !document.querySelector('[data-testid="run-button"]').disabled, null, { timeout: 60000 });
     await page.getByTestId('run-button').click();

@@ -64,12 +64,16 @@ type algorithmInfo struct {
 	// the page starts chain 0, which makes it, and hands its release to the
 	// other chains (newChain's release argument).
 	SharedRelease bool `json:"shared_release,omitempty"`
+	// WarmupNote says why the algorithm runs no warmup (run.WarmupNote:
+	// noise-aware, ops); the page then disables its warmup input and
+	// shows it.
+	WarmupNote string `json:"warmup_note,omitempty"`
 }
 
 func algorithms() []algorithmInfo {
 	var out []algorithmInfo
 	for _, n := range run.Algorithms() {
-		out = append(out, algorithmInfo{Name: n, Private: run.IsPrivate(n), Doc: run.AlgorithmDoc(n), SharedRelease: run.SharedRelease(n)})
+		out = append(out, algorithmInfo{Name: n, Private: run.IsPrivate(n), Doc: run.AlgorithmDoc(n), SharedRelease: run.SharedRelease(n), WarmupNote: run.WarmupNote(n)})
 	}
 	return out
 }
@@ -344,6 +348,33 @@ func newChainWithKey(src source, cfgJSON string, c int, key rng.Key, release str
 		info.Release = string(rel)
 	}
 	return ch, info, nil
+}
+
+// chainAbort is why a chain stopped before its end (its state became
+// non-finite: run.NonFiniteError), as the worker hands it to the page and
+// the page back to the results: the engine's message (the command-line
+// tool's) and its fields.
+type chainAbort struct {
+	Message   string  `json:"message"`
+	Algorithm string  `json:"algorithm"`
+	Chain     int     `json:"chain"` // 1-based
+	Iteration int     `json:"iteration"`
+	Total     int     `json:"total"`
+	Step      float64 `json:"step,omitempty"`
+}
+
+// abortOf returns why ch stopped before its end, or nil.
+func abortOf(ch *run.Chain) *chainAbort {
+	var nf *run.NonFiniteError
+	if !errors.As(ch.Err(), &nf) {
+		return nil
+	}
+	return &chainAbort{Message: nf.Error(), Algorithm: nf.Algorithm, Chain: nf.Chain, Iteration: nf.Iteration, Total: nf.Total, Step: nf.Step}
+}
+
+// err is the abort as the run's error (for the report).
+func (a *chainAbort) err() error {
+	return &run.NonFiniteError{Algorithm: a.Algorithm, Chain: a.Chain, Iteration: a.Iteration, Total: a.Total, Step: a.Step}
 }
 
 // chainData is one chain as the page holds it: every position that ran,

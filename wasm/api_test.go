@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -398,5 +399,80 @@ func TestNoiseAwarePageChainsShareOneRelease(t *testing.T) {
 	}
 	if r3.Epsilon != r1.Epsilon || r3.Epsilon > 3 || r3.Epsilon < 2.99 || !strings.Contains(r3.Mechanism, "once for the whole run") {
 		t.Errorf("ε with 3 chains %v, with 1 %v; mechanism %q", r3.Epsilon, r1.Epsilon, r3.Mechanism)
+	}
+}
+
+// A chain whose state becomes non-finite (dp-sgld at step 1e6 on the demo:
+// the prior's pull overshoots) stops there; the worker's handle reports
+// why (abortOf: chain, iteration, step, the CLI's message), and the
+// results of a run with that abort are marked not usable as the command-line
+// tool does: no summary, no draws to export, and a report that charges
+// every iteration that ran and says the run stopped.
+func TestAbortedChainResults(t *testing.T) {
+	data := demoCSV(t)
+	cfgJSON := strings.Replace(strings.Replace(testConfig, `"algorithm":"hmc"`, `"algorithm":"dp-sgld","settings":{"step":1e6},"privacy":{"epsilon":2,"delta":1e-4}`, 1),
+		`"warmup":50,"draws":40`, `"warmup":100,"draws":200`, 1)
+	var chains []chainData
+	var info chainInfo
+	var abort *chainAbort
+	for c := range 2 {
+		ch, in, err := newChainWithKey(bytesSource(data), cfgJSON, c, rng.Key{1}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		info = in
+		var pos []float64
+		for !ch.Finished() {
+			pos = append(pos, ch.Advance(7)...)
+		}
+		a := abortOf(ch)
+		if a == nil {
+			t.Fatalf("chain %d ran %d of %d iterations without an abort", c+1, ch.Done(), ch.Total())
+		}
+		if a.Chain != c+1 || a.Iteration != ch.Done() || a.Total != 300 || a.Step != 1e6 || a.Algorithm != "dp-sgld" ||
+			!strings.Contains(a.Message, fmt.Sprintf("dp-sgld chain %d: the state became non-finite (NaN or Inf) at iteration %d of 300 at step 1e+06", c+1, a.Iteration)) {
+			t.Fatalf("abort %+v", a)
+		}
+		if abort == nil {
+			abort = a
+		}
+		chains = append(chains, chainData{Positions: pos, Iterations: ch.Done()})
+	}
+	cfg, err := run.ParseConfig(info.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := results(cfg, info.Names, chains, runInfo{Rows: 2000, Aborted: abort})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Summarized || v.Draws != 0 || !strings.HasPrefix(v.Verdict, "Not usable: "+abort.Message) {
+		t.Fatalf("summarized %v, draws %d, verdict %q", v.Summarized, v.Draws, v.Verdict)
+	}
+	var rep run.PrivacyReport
+	if err := json.Unmarshal([]byte(v.ReportJSON), &rep); err != nil {
+		t.Fatal(err)
+	}
+	want, err := newReport(cfg, 2000, len(info.Names), iterations(chains), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rep.Iterations, iterations(chains)) || rep.Epsilon != want.Epsilon || !(rep.Epsilon > 0) || !rep.Cancelled ||
+		rep.Aborted != fmt.Sprintf("dp-sgld chain 1, at iteration %d of 300, step 1e+06", abort.Iteration) ||
+		!strings.HasPrefix(rep.Statement, "This dp-sgld run stopped before its end") || v.Statement != rep.Statement {
+		t.Fatalf("report: iterations %v, ε %v (want %v), aborted %q, statement %q", rep.Iterations, rep.Epsilon, want.Epsilon, rep.Aborted, rep.Statement)
+	}
+}
+
+// The algorithm list tells the page which samplers run no warmup
+// (noise-aware: iid draws; ops), so that it disables the warmup input.
+func TestAlgorithmsWarmupNote(t *testing.T) {
+	for _, a := range algorithms() {
+		if got, want := a.WarmupNote != "", a.Name == run.NoiseAware || a.Name == "ops"; got != want {
+			t.Errorf("%s: warmup note %q", a.Name, a.WarmupNote)
+		}
+		if a.Name == run.NoiseAware && !strings.Contains(a.WarmupNote, "iid") {
+			t.Errorf("noise-aware: warmup note %q", a.WarmupNote)
+		}
 	}
 }

@@ -23,7 +23,8 @@
 //	models(), algorithms()                JSON lists for the controls
 //	recommend(n, d, private, model?)      the default algorithm's name (the CLI's --algorithm auto for the declared model)
 //	inspect(file, optsJSON, onProgress?)  JSON: columns, types, rows, preview, error
-//	newChain(file, configJSON, c, release?) handle {info, advance(k), done(), total(), free()} or {error};
+//	newChain(file, configJSON, c, release?) handle {info, advance(k), done(), total(), abort(), free()} or {error};
+//	                                      abort(): null, or why the chain stopped early {message, algorithm, chain, iteration, total, step}
 //	                                      info.release: chain 0's shared release (noise-aware), to pass to chains 1, 2, …
 //	renderResults(configJSON, namesJSON, chains, runInfoJSON) writes the results section into the page's DOM (render.go, dom/v2); JSON {draws, report} or {error}
 //	budget(configJSON, n, d, itersJSON)   JSON {fraction, text}: the ε spent so far, or {error}
@@ -218,6 +219,15 @@ func chainHandle(ch *run.Chain, info chainInfo) js.Value {
 		r := ch.Result()
 		return js.Global().Get("JSON").Call("parse", mustJSON(map[string]any{
 			"accepted": r.Accepted, "clipped": r.Clipped, "rowTerms": r.Rows, "divergent": r.Divergent}))
+	})
+	// error: why the chain stopped before its end (a non-finite state:
+	// chainAbort), or null.
+	add("abort", func([]js.Value) any {
+		a := abortOf(ch)
+		if a == nil {
+			return js.Null()
+		}
+		return js.Global().Get("JSON").Call("parse", mustJSON(a))
 	})
 	add("done", func([]js.Value) any { return ch.Done() })
 	add("total", func([]js.Value) any { return ch.Total() })

@@ -19,9 +19,14 @@ import (
 // the public number of rows, whether it was cancelled, and each chain's
 // local diagnostics (not private: shown on the page, never exported).
 type runInfo struct {
-	Rows      int          `json:"rows"`
-	Cancelled bool         `json:"cancelled"`
-	Chains    []localChain `json:"chains"`
+	Rows      int  `json:"rows"`
+	Cancelled bool `json:"cancelled"`
+	// Aborted is the first chain that stopped on a non-finite state (the
+	// others were then stopped), or nil: as the command-line tool, the
+	// report charges every iteration that ran and the draws are not
+	// summarized or exported.
+	Aborted *chainAbort  `json:"aborted,omitempty"`
+	Chains  []localChain `json:"chains"`
 }
 
 // localChain is one chain's local diagnostics as the worker reported them.
@@ -65,7 +70,10 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 	}
 	v := &resultsView{Private: run.IsPrivate(cfg.Algorithm)}
 	if v.Private {
-		rep, err := newReport(cfg, info.Rows, len(names), iterations(chains), info.Cancelled)
+		rep, err := newReport(cfg, info.Rows, len(names), iterations(chains), info.Cancelled || info.Aborted != nil)
+		if err == nil && info.Aborted != nil {
+			rep.MarkAborted(info.Aborted.err())
+		}
 		if err != nil {
 			v.Statement = "The privacy report could not be computed: " + err.Error()
 		} else {
@@ -83,6 +91,11 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 	for c, ch := range info.Chains {
 		v.Local = append(v.Local, report.Local(c, report.Chain{Iterations: ch.Iterations, Accepted: ch.Accepted,
 			Clipped: ch.Clipped, Rows: ch.RowTerms, Divergent: ch.Divergent, Seconds: ch.Ms / 1000}))
+	}
+	if info.Aborted != nil {
+		// As `dpmcmc sample`: no summary and no draws to export.
+		v.Verdict = "Not usable: " + info.Aborted.Message
+		return v, nil
 	}
 	d := res.Draws(false)
 	v.Draws = d.NumIterations()

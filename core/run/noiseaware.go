@@ -130,9 +130,17 @@ func planNoiseAware(c *Config, p *Plan, m model.Model, n, d int) error {
 	if err != nil {
 		return err
 	}
+	// No warmup by default: the draws are iid (NoWarmupNote). A warmup
+	// given explicitly is honoured (it spends no privacy) and called
+	// unnecessary.
 	p.Warmup, p.Draws = c.Warmup, c.Draws
 	if p.Draws == 0 {
 		p.Draws = defaultNoiseAwareDraws
+	}
+	if p.Warmup == 0 {
+		p.Notes = append(p.Notes, NoWarmupNote)
+	} else {
+		p.Notes = append(p.Notes, fmt.Sprintf("warmup %d per chain as given, though noise-aware needs none (%s): those draws are computed and discarded; they spend no privacy; set the warmup to 0", p.Warmup, noWarmupReason))
 	}
 	p.Epsilon, p.Accountant = eps, privacy.MethodTight+" Gaussian (μ-GDP composition of the releases)"
 	p.Notes = append(p.Notes, fmt.Sprintf("%d private releases of the score and Fisher information (μ = %s in total), made once and shared by all chains; every draw after them is free", np.Releases, fmtFloat(np.Mu)))
@@ -163,6 +171,28 @@ func newNoiseAwareKernel(m model.Model, c *Config) (mcmc.Kernel, error) {
 		return nil, err
 	}
 	return noiseaware.NewKernel(m, np)
+}
+
+// noWarmupReason is why noise-aware needs no warmup (core/noiseaware:
+// each Step draws M and then θ afresh from the posterior given the one
+// release; no state carries over from one draw to the next).
+const noWarmupReason = "its draws are independent (iid) exact draws from the posterior given the one release, not steps of a Markov chain, so there is nothing to warm up"
+
+// NoWarmupNote is the plan's and the report's note for a noise-aware run
+// without warmup, the default.
+const NoWarmupNote = "no warmup: iid draws (" + noWarmupReason + ")"
+
+// WarmupNote says why the named algorithm runs no warmup (the page
+// disables its warmup input), or "" when it has one. ops plans 0 warmup
+// whatever is asked (planOPS); noise-aware defaults to 0 (planNoiseAware).
+func WarmupNote(name string) string {
+	switch name {
+	case NoiseAware:
+		return "no warmup: " + noWarmupReason
+	case "ops":
+		return "no warmup: each draw is an independent one-posterior-sample release"
+	}
+	return ""
 }
 
 // NoiseAwareApproximations says the approximations of the noise-aware
@@ -202,6 +232,9 @@ func noiseAwareReport(r *PrivacyReport, cfg *Config, n, d int) error {
 	}
 	if np.Cap > 0 {
 		r.Settings["poisson_mean_cap"] = np.Cap
+	}
+	if cfg.Warmup == 0 {
+		r.Notes = append(r.Notes, NoWarmupNote)
 	}
 	r.Notes = append(r.Notes, NoiseAwareApproximations,
 		fmt.Sprintf("prior: N(0, %s²) on every coefficient of the predictors scaled to [-1, 1] by their public bounds (intercept at the bounds' centres)", fmtFloat(np.PriorSD)))

@@ -238,3 +238,50 @@ func TestNoiseAwareAdoptRefusesBadRelease(t *testing.T) {
 		t.Errorf("truncated JSON: %v", err)
 	}
 }
+
+// Issue #16 (page fixes): noise-aware's draws are iid, so its plan has no
+// warmup unless one is given, and the plan and the report say why. A
+// warmup given explicitly is honoured (it spends nothing) and called
+// unnecessary; ops and noise-aware are the algorithms without a warmup
+// (WarmupNote, which the page uses to disable its warmup input).
+func TestNoiseAwarePlansNoWarmup(t *testing.T) {
+	cfg := noiseAwareConfig()
+	p, err := MakePlan(cfg, 569, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Warmup != 0 || !slices.Contains(p.Notes, NoWarmupNote) || !strings.HasPrefix(NoWarmupNote, "no warmup: iid draws") {
+		t.Fatalf("plan warmup %d, notes %q", p.Warmup, p.Notes)
+	}
+	rep, err := NewReport(cfg, 569, 3, []int{200, 200, 200}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(rep.Notes, NoWarmupNote) || rep.Warmup != 0 {
+		t.Fatalf("report warmup %d, notes %q", rep.Warmup, rep.Notes)
+	}
+
+	cfg.Warmup = 500
+	p, err = MakePlan(cfg, 569, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Warmup != 500 || slices.Contains(p.Notes, NoWarmupNote) || !slices.ContainsFunc(p.Notes, func(n string) bool {
+		return strings.HasPrefix(n, "warmup 500 per chain as given, though noise-aware needs none")
+	}) {
+		t.Fatalf("explicit warmup: plan warmup %d, notes %q", p.Warmup, p.Notes)
+	}
+	rep, err = NewReport(cfg, 569, 3, []int{700, 700, 700}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(rep.Notes, NoWarmupNote) {
+		t.Fatalf("report with a warmup says it had none: %q", rep.Notes)
+	}
+
+	for name, want := range map[string]bool{NoiseAware: true, "ops": true, "dp-hmc": false, "hmc": false, "hybrid": false} {
+		if got := WarmupNote(name) != ""; got != want {
+			t.Errorf("WarmupNote(%s) = %q", name, WarmupNote(name))
+		}
+	}
+}

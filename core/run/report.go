@@ -2,6 +2,7 @@ package run
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -57,9 +58,45 @@ type PrivacyReport struct {
 	// the accountant: ops and hybrid release the final state of a finite
 	// MH run, private only if that run has converged. Statement says it
 	// too.
-	Condition string   `json:"condition,omitempty"`
+	Condition string `json:"condition,omitempty"`
+	// Aborted, when not empty, says why the run stopped before its end
+	// (a chain's state became non-finite: *NonFiniteError): the iterations
+	// that ran are charged, but no draw is released as a posterior sample.
+	// Statement says it too (MarkAborted).
+	Aborted   string   `json:"aborted,omitempty"`
 	Notes     []string `json:"notes,omitempty"`
 	Statement string   `json:"statement"`
+}
+
+// cancelledNote is the note of a report whose run stopped early.
+const cancelledNote = "the run was cancelled: ε counts the iterations that ran"
+
+// MarkAborted makes r the report of a run stopped by err (a chain's state
+// became non-finite, *NonFiniteError): Aborted holds its reason, the note
+// and the statement say that ε was spent by the iterations that ran and
+// that the draws are not a posterior sample. The numbers do not change:
+// NewReport already counted what ran.
+func (r *PrivacyReport) MarkAborted(err error) {
+	if err == nil {
+		return
+	}
+	r.Aborted = err.Error()
+	var nf *NonFiniteError
+	if errors.As(err, &nf) {
+		r.Aborted = fmt.Sprintf("%s chain %d, at iteration %d of %d", nf.Algorithm, nf.Chain, nf.Iteration, nf.Total)
+		if nf.Step > 0 {
+			r.Aborted += fmt.Sprintf(", step %g", nf.Step)
+		}
+	}
+	r.Cancelled = true
+	notes := r.Notes[:0:0]
+	for _, n := range r.Notes {
+		if n != cancelledNote {
+			notes = append(notes, n)
+		}
+	}
+	r.Notes = append(notes, "the run stopped early because a chain's state became non-finite: ε counts every iteration that ran, the failing one included; no draws were released as a posterior sample")
+	r.Statement = statement(r)
 }
 
 // JSON returns the report as indented JSON.
@@ -174,7 +211,18 @@ func statement(r *PrivacyReport) string {
 		cond = ", " + r.Condition + ","
 	}
 	var s string
-	if r.Algorithm == NoiseAware {
+	if r.Aborted != "" {
+		// A chain diverged: what ran was spent, nothing usable came out.
+		var what string
+		if r.Algorithm == NoiseAware {
+			what = fmt.Sprintf("The privacy cost of this run is that of its one private release of noisy statistics: (ε = %s, δ = %s)-differential privacy with respect to %s, computed with the %s accountant.",
+				roundUp(r.Epsilon, 3), fmtFloat(r.Delta), rel, r.Accountant)
+		} else {
+			what = fmt.Sprintf("The %d iterations that ran (%d chains, warmup included) spent (ε = %s, δ = %s)-differential privacy with respect to %s, computed with the %s accountant from the iterations that actually ran%s.",
+				total, r.Chains, roundUp(r.Epsilon, 3), fmtFloat(r.Delta), rel, r.Accountant, strings.TrimSuffix(cond, ","))
+		}
+		s = fmt.Sprintf("This %s run stopped before its end because a chain's state became non-finite (%s); its draws are not a posterior sample and were not released. %s", r.Algorithm, r.Aborted, what)
+	} else if r.Algorithm == NoiseAware {
 		// The budget is spent by the releases, made once before any draw;
 		// the draws are post-processing, so their number does not enter.
 		s = fmt.Sprintf("The released posterior draws (%d chains) were produced by %s from one private release of noisy statistics shared by all chains, and satisfy (ε = %s, δ = %s)-differential privacy with respect to %s, computed with the %s accountant for that release; the draws after it, however many, spend no privacy.",
@@ -371,7 +419,7 @@ func NewReport(cfg *Config, n, d int, iterations []int, cancelled bool) (*Privac
 		r.Notes = append(r.Notes, "clip bounds are public (typed by the user or derived from the public column bounds); each row's contribution is clipped so its influence is bounded whatever its values")
 	}
 	if cancelled {
-		r.Notes = append(r.Notes, "the run was cancelled: ε counts the iterations that ran")
+		r.Notes = append(r.Notes, cancelledNote)
 	}
 	if b.Delta >= 1/float64(n) && r.Delta > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("δ = %g is not below 1/n = %g", b.Delta, 1/float64(n)))

@@ -283,5 +283,10 @@ func (p *Prepared) Report(res *Result) (*PrivacyReport, error) {
 	for c, ch := range res.Chains {
 		its[c] = ch.Iterations
 	}
-	return NewReport(p.Config, p.Model.N(), p.Model.Dim(), its, res.Cancelled || res.Aborted != nil)
+	rep, err := NewReport(p.Config, p.Model.N(), p.Model.Dim(), its, res.Cancelled || res.Aborted != nil)
+	if err != nil {
+		return nil, err
+	}
+	rep.MarkAborted(res.Aborted)
+	return rep, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -134,6 +135,21 @@ func TestNonFiniteStateStopsTheRun(t *testing.T) {
 	}
 	if sum != ran || !rep.Cancelled || !(rep.Epsilon > 0) || rep.Epsilon > p.Plan.Epsilon {
 		t.Fatalf("report: iterations %v (ran %d), ε = %v (plan %v), cancelled %v", rep.Iterations, ran, rep.Epsilon, p.Plan.Epsilon, rep.Cancelled)
+	}
+	// The statement says the run stopped and where, that what ran was
+	// spent, and that its draws are not a posterior sample.
+	where := fmt.Sprintf("dp-sgld chain %d, at iteration %d of %d, step 10000", nf.Chain, nf.Iteration, total)
+	if rep.Aborted != where || slices.Contains(rep.Notes, cancelledNote) {
+		t.Errorf("report aborted %q (want %q), notes %q", rep.Aborted, where, rep.Notes)
+	}
+	for _, want := range []string{"This dp-sgld run stopped before its end because a chain's state became non-finite (" + where + ")",
+		"its draws are not a posterior sample and were not released", fmt.Sprintf("The %d iterations that ran (%d chains, warmup included) spent (ε = ", ran, cfg.Chains)} {
+		if !strings.Contains(rep.Statement, want) {
+			t.Errorf("statement %q lacks %q", rep.Statement, want)
+		}
+	}
+	if strings.Contains(rep.Statement, "The released posterior draws") {
+		t.Errorf("statement of an aborted run calls its draws released: %q", rep.Statement)
 	}
 	// The ε of what ran, not of nothing and not of the plan.
 	its := make([]int, cfg.Chains)

@@ -354,6 +354,26 @@ export class App {
     if (!this.algorithmChosen) $('algorithm-select').value = rec;
   }
 
+  /**
+   * Disables the warmup input for a sampler that runs none (the engine's
+   * warmup_note: noise-aware's draws are iid, each ops draw is its own
+   * release) and says why; its value is kept for the other samplers.
+   */
+  renderWarmup(algo) {
+    const note = algo?.warmup_note ?? '';
+    const input = $('warmup-input');
+    if (note && !input.disabled) {
+      input.dataset.kept = input.value;
+      input.value = '0';
+    } else if (!note && input.disabled) {
+      input.value = input.dataset.kept ?? input.value;
+    }
+    input.disabled = Boolean(note);
+    input.title = note ? `${algo.name}: ${note}` : '';
+    $('warmup-note').hidden = !note;
+    $('warmup-note').textContent = note ? `Warmup per chain: none for ${algo.name} (${note}).` : '';
+  }
+
   selectedAlgorithm() {
     return this.algorithms.find((a) => a.name === $('algorithm-select').value);
   }
@@ -388,7 +408,9 @@ export class App {
       data: {},
       algorithm: algo?.name ?? '',
       chains: intOf('chains-input'),
-      warmup: intOf('warmup-input'),
+      // None for a sampler without warmup (renderWarmup): the plan then
+      // says "no warmup".
+      warmup: algo?.warmup_note ? 0 : intOf('warmup-input'),
       draws: intOf('draws-input'),
       seed: intOf('seed-input'),
     };
@@ -421,6 +443,7 @@ export class App {
     const algo = this.selectedAlgorithm();
     $('algorithm-doc').textContent = algo ? `${algo.name}: ${algo.doc}.${algo.name === this.recommended ? ' Recommended for these data (chosen from the declared model, n and the number of parameters, as dpmcmc sample --algorithm auto chooses).' : ''}` : '';
     $('not-private-warning').hidden = !algo || algo.private;
+    this.renderWarmup(algo);
     document.getElementById('budget').classList.toggle('inactive', !algo?.private);
     const cfg = this.config();
     let blocker = '';
@@ -525,6 +548,8 @@ export class App {
     $('run-button').disabled = true;
     $('cancel-button').disabled = false;
     $('run-blocker').textContent = '';
+    $('chain-error').hidden = true;
+    $('chain-error').textContent = '';
     document.getElementById('results').hidden = true;
     this.results.clear();
     this.live?.destroy();
@@ -635,8 +660,17 @@ export class App {
         ch.ended = true;
         ch.iterations = msg.iterations;
         ch.cancelled = msg.cancelled;
+        ch.aborted = msg.aborted ?? null;
         ch.ms = msg.ms;
         ch.local = msg.local;
+        if (ch.aborted && !run.aborted) {
+          // As the command-line tool: the first chain whose state became
+          // non-finite stops the run; the others stop after their slice,
+          // and the report charges every iteration that ran.
+          run.aborted = ch.aborted;
+          this.endUnstarted(run);
+          this.pool.cancel(run.id);
+        }
         this.progress(run, msg.chain);
         if (run.chains.every((c) => c.ended)) this.finish(run);
         break;
@@ -657,7 +691,7 @@ export class App {
     if (!bar || !ch.total) return;
     bar.max = ch.total;
     bar.value = ch.n;
-    const phase = ch.ended ? (ch.cancelled ? 'cancelled' : 'done') : ch.n < ch.warmup ? 'warmup' : 'sampling';
+    const phase = ch.ended ? (ch.aborted ? 'stopped: non-finite state' : ch.cancelled ? 'cancelled' : 'done') : ch.n < ch.warmup ? 'warmup' : 'sampling';
     $(`progress-text-${c + 1}`).textContent = `${fmtInt(ch.n)} / ${fmtInt(ch.total)} (${phase})`;
     this.scheduleBudget();
   }
@@ -673,7 +707,9 @@ export class App {
 
   /** Shows the ε spent by the iterations that ran so far. */
   updateBudget(run) {
-    const its = run.chains.map((c) => c.n);
+    // An ended chain's count is the engine's (a chain stopped on a
+    // non-finite state ran one iteration more than the draws it stored).
+    const its = run.chains.map((c) => (c.ended ? c.iterations : c.n));
     if (!run.private || !run.resolvedJSON) return;
     const r = JSON.parse(this.api.budget(run.resolvedJSON, run.rows, run.dim, JSON.stringify(its)));
     if (r.error) return;
@@ -721,9 +757,16 @@ export class App {
     this.updateBudget(run);
     const cancelled = run.chains.some((c) => c.cancelled);
     const prog = $('progress');
-    prog.dataset.state = run.failed ? 'failed' : cancelled ? 'cancelled' : 'done';
+    prog.dataset.state = run.failed || run.aborted ? 'failed' : cancelled ? 'cancelled' : 'done';
     this.drawLive();
     this.update();
+    if (run.aborted) {
+      // The engine's message, as dpmcmc sample prints it (chain, iteration,
+      // the setting to change), and where that setting is on this page.
+      const e = $('chain-error');
+      e.textContent = `The run stopped: ${run.aborted.message}.${run.aborted.step > 0 ? ' On this page, --step is "Step size" in the advanced sampler settings.' : ''} The results below are not a posterior sample.`;
+      e.hidden = false;
+    }
     if (run.failed) {
       this.showError(`The run stopped: ${run.failed}`);
       if (!run.names) return;

@@ -8,6 +8,15 @@
 //             (θ1, θ2) is curved like a banana.
 //   gaussian: n = 2000 rows of (x1, x2) ~ N((1, −0.5), I): the Gaussian mean
 //             model with known covariance.
+//   logistic: n = 2000 rows of x1, x2 ~ N(0, 1) and a 0/1 outcome y with
+//             P(y = 1) = σ(−0.5 + x1 − 0.8·x2): logistic regression, the
+//             model the noise-aware sampler (and --algorithm auto for a
+//             private regression) is for; public bounds x1, x2 ∈ [−4, 4].
+//
+// Algorithms: the four kernels below, noise-aware for the regression demo
+// (one private release, then iid draws), and auto: the engine's
+// recommendation for the demo's model, n and number of parameters (the
+// app's default sampler; run.Recommend), resolved by a worker at start-up.
 
 export const SEED = 20240601; // public: it drives the demo data only
 
@@ -38,13 +47,46 @@ export const DEMOS = {
       ops: { box: 5, inner_iterations: 200 },
     },
   },
+  logistic: {
+    title: 'logistic regression',
+    rows: 2000,
+    columns: ['x1', 'x2', 'y'],
+    integer: [false, false, true],
+    model: { model: 'logistic', outcome: 'y', predictors: ['x1', 'x2'] },
+    regression: true,
+    // The parameters plotted: the two slopes (0 is the intercept).
+    plot: [1, 2],
+    bounds: { x1: [-4, 4], x2: [-4, 4] },
+    row: (z, u) => {
+      const x1 = z();
+      const x2 = z();
+      const p = 1 / (1 + Math.exp(-(-0.5 + x1 - 0.8 * x2)));
+      return [x1, x2, u() < p ? 1 : 0];
+    },
+    settings: {
+      ops: { box: 5, inner_iterations: 200 },
+    },
+  },
 };
 
-export const ALGORITHMS = ['dp-penalty', 'dp-hmc', 'dp-mala', 'ops'];
+/** The algorithms the embed offers: auto resolves to one of the others. */
+export const ALGORITHMS = ['auto', 'noise-aware', 'dp-penalty', 'dp-hmc', 'dp-mala', 'ops'];
 
-/** Iterations per chain (warmup, draws) of a demo run; OPS draws are costly. */
+/** Whether the demo can run the algorithm (noise-aware: regression models only). */
+export function offers(name, algorithm) {
+  return algorithm !== 'noise-aware' || Boolean(DEMOS[name].regression);
+}
+
+/** The number of parameters of the demo's model (public: its design). */
+export function dimension(name) {
+  const demo = DEMOS[name];
+  return demo.model.predictors ? demo.model.predictors.length + 1 : 2;
+}
+
+/** Iterations per chain (warmup, draws) of a demo run; OPS draws are costly; noise-aware's are iid. */
 export function iterations(algorithm) {
   switch (algorithm) {
+    case 'noise-aware': return { warmup: 0, draws: 1000 };
     case 'ops': return { warmup: 0, draws: 150 };
     case 'dp-hmc': return { warmup: 100, draws: 300 };
     default: return { warmup: 200, draws: 600 };
@@ -89,9 +131,11 @@ function normal(u) {
 /** The demo's data as CSV bytes (a Blob), identical on every load. */
 export function demoData(name) {
   const demo = DEMOS[name];
-  const z = normal(uniform(SEED));
-  const lines = ['x1,x2'];
-  for (let i = 0; i < demo.rows; i++) lines.push(demo.row(z).map((v) => v.toFixed(4)).join(','));
+  const u = uniform(SEED);
+  const z = normal(u);
+  const ints = demo.integer ?? [];
+  const lines = [(demo.columns ?? ['x1', 'x2']).join(',')];
+  for (let i = 0; i < demo.rows; i++) lines.push(demo.row(z, u).map((v, j) => (ints[j] ? String(v) : v.toFixed(4))).join(','));
   return new Blob([lines.join('\n') + '\n'], { type: 'text/csv' });
 }
 
@@ -102,7 +146,7 @@ export function demoConfig(name, algorithm, epsilon, chains) {
     model: demo.model,
     data: { bounds: demo.bounds },
     algorithm,
-    settings: demo.settings[algorithm],
+    settings: demo.settings[algorithm] ?? {},
     chains,
     ...iterations(algorithm),
     seed: 1,
@@ -117,7 +161,9 @@ export function demoConfig(name, algorithm, epsilon, chains) {
 export function parseParams(search) {
   const q = new URLSearchParams(search);
   const demo = Object.hasOwn(DEMOS, q.get('demo') ?? '') ? q.get('demo') : 'banana';
-  const algorithm = ALGORITHMS.includes(q.get('algorithm')) ? q.get('algorithm') : 'dp-penalty';
+  let algorithm = ALGORITHMS.includes(q.get('algorithm')) ? q.get('algorithm') : 'dp-penalty';
+  // noise-aware is for the regression demo; elsewhere the recommendation.
+  if (!offers(demo, algorithm)) algorithm = 'auto';
   let epsilon = Number.parseFloat(q.get('epsilon') ?? '2');
   if (!Number.isFinite(epsilon)) epsilon = 2;
   epsilon = Math.min(10, Math.max(0.1, epsilon));

@@ -2,6 +2,7 @@
 // (algorithm, ε, run/stop) and live plots, for documentation pages.
 //
 //   embed.html?demo=banana&algorithm=dp-penalty&epsilon=2[&chains=1][&autorun=1]
+//   embed.html?demo=logistic&algorithm=noise-aware   (or algorithm=auto: the recommended one)
 //
 // Parameters come only from the URL (see embed-demo.js); the data are
 // public synthetic rows generated here from a fixed seed. The engine runs in
@@ -14,7 +15,7 @@ import { compileEngine } from './wasm.js';
 import { Pool } from './pool.js';
 import { traceChart, traceData, pairChart, pairData } from './charts.js';
 import { registerOffline } from './offline.js';
-import { DEMOS, parseParams, demoData, demoConfig } from './embed-demo.js';
+import { DEMOS, ALGORITHMS, parseParams, demoData, demoConfig, offers, dimension } from './embed-demo.js';
 
 const $ = (id) => document.querySelector(`[data-testid="${id}"]`);
 
@@ -29,6 +30,7 @@ const stopBtn = $('stop-button');
 
 let pool;
 let data; // the demo's CSV bytes
+let recommended = null; // what algorithm=auto runs (the engine's recommendation)
 let run = null; // the current run
 let nextRun = 1;
 
@@ -47,10 +49,13 @@ function redraw() {
   if (!run || run.frame) return;
   run.frame = requestAnimationFrame(() => {
     run.frame = 0;
-    const chains = run.chains.filter((c) => c.positions);
-    if (chains.length === 0) return;
-    run.trace.setData(traceData(chains, 0));
-    run.pair.setData(pairData(chains, 0, 1, run.warmup));
+    if (!run.chains.some((c) => c.positions)) return;
+    // A chain not started yet (noise-aware's chains start from chain 0's
+    // release) is an empty series: the charts have one per chain.
+    const chains = run.chains.map((c) => (c.positions ? c : { ...c, n: 0, positions: new Float64Array(0) }));
+    const [a, b] = run.plot;
+    run.trace.setData(traceData(chains, a));
+    run.pair.setData(pairData(chains, a, b, run.warmup));
   });
 }
 
@@ -59,7 +64,9 @@ function describe() {
   const total = run.chains.reduce((s, c) => s + c.total, 0);
   const acc = run.chains.reduce((s, c) => s + c.accepted, 0);
   const rate = done > 0 ? ` · acceptance ${(acc / done).toFixed(2)} (on screen only)` : '';
-  return `${done} / ${total} iterations · ε = ${run.epsilon}${rate}`;
+  const which = run.auto ? `auto: ${run.algorithm} · ` : '';
+  // noise-aware draws independently: no acceptance to show.
+  return `${which}${done} / ${total} ${run.algorithm === 'noise-aware' ? 'draws' : 'iterations'} · ε = ${run.epsilon}${run.algorithm === 'noise-aware' ? '' : rate}`;
 }
 
 function finish(state, text) {
@@ -76,11 +83,16 @@ function onMessage(msg) {
   const ch = run.chains[msg.chain];
   switch (msg.type) {
     case 'started': {
-      const { dim, total, warmup } = msg.info;
+      const { dim, total, warmup, release } = msg.info;
       ch.dim = dim;
       ch.total = total;
       ch.positions = new Float64Array(total * dim);
       run.warmup = warmup;
+      if (run.shared && msg.chain === 0) {
+        // noise-aware: chain 0 made the run's one release; the other
+        // chains sample from it (the key that made it stays in worker 0).
+        for (let c = 1; c < run.chains.length; c++) pool.startChain(run.id, c, data, run.json, release);
+      }
       setState('running', describe());
       break;
     }
@@ -108,15 +120,26 @@ function onMessage(msg) {
   }
 }
 
+/** The names of the plotted parameters (θ1, θ2, … by position). */
+function plotted() {
+  const [a, b] = DEMOS[params.demo].plot ?? [0, 1];
+  return [a, b];
+}
+
 function start() {
   const epsilon = Number(eps.value);
-  const cfg = demoConfig(params.demo, algo.value, epsilon, params.chains);
-  const trace = traceChart($('trace-plot'), params.chains, 'θ1');
-  const pair = pairChart($('pair-plot'), params.chains, 'θ1', 'θ2');
+  const auto = algo.value === 'auto';
+  const algorithm = auto ? recommended : algo.value;
+  const cfg = demoConfig(params.demo, algorithm, epsilon, params.chains);
+  const plot = plotted();
+  const trace = traceChart($('trace-plot'), params.chains, `θ${plot[0] + 1}`);
+  const pair = pairChart($('pair-plot'), params.chains, `θ${plot[0] + 1}`, `θ${plot[1] + 1}`);
   run?.trace.destroy();
   run?.pair.destroy();
+  const json = JSON.stringify(cfg);
   run = {
-    id: nextRun++, epsilon, trace, pair, warmup: 0, frame: 0,
+    id: nextRun++, epsilon, trace, pair, warmup: 0, frame: 0, plot, algorithm, auto, json,
+    shared: algorithm === 'noise-aware',
     chains: Array.from({ length: params.chains }, () => ({ n: 0, total: 0, accepted: 0, dim: 2, positions: null, ended: false })),
   };
   runBtn.disabled = true;
@@ -124,16 +147,36 @@ function start() {
   algo.disabled = true;
   eps.disabled = true;
   setState('running', 'Starting…');
-  const json = JSON.stringify(cfg);
-  for (let c = 0; c < params.chains; c++) pool.startChain(run.id, c, data, json);
+  // A shared release (noise-aware): chain 0 first, the others from its
+  // release (see 'started').
+  for (let c = 0; c < (run.shared ? 1 : params.chains); c++) pool.startChain(run.id, c, data, json);
+}
+
+/** Fills the algorithm select: auto names its choice; noise-aware only where the demo is a regression. */
+function renderAlgorithms() {
+  const names = { auto: `recommended (${recommended ?? '…'})`, 'noise-aware': 'noise-aware', 'dp-penalty': 'DP penalty', 'dp-hmc': 'DP-HMC', 'dp-mala': 'DP-MALA', ops: 'one posterior sample' };
+  algo.replaceChildren(...ALGORITHMS.map((a) => {
+    const o = document.createElement('option');
+    o.value = a;
+    o.textContent = names[a];
+    if (!offers(params.demo, a)) {
+      o.disabled = true;
+      o.title = 'noise-aware is for regression models (the logistic demo)';
+    }
+    return o;
+  }));
 }
 
 async function main() {
   const demo = DEMOS[params.demo];
   document.title = `dpmcmc demo: ${demo.title}`;
   $('title').textContent = `dpmcmc · ${demo.title}`;
+  renderAlgorithms();
   algo.value = params.algorithm;
   eps.value = String(params.epsilon);
+  const [a, b] = plotted();
+  $('trace-caption').textContent = `Trace of θ${a + 1}`;
+  $('pair-caption').textContent = `Draws of (θ${a + 1}, θ${b + 1})`;
   showEpsilon();
   eps.addEventListener('input', showEpsilon);
   runBtn.addEventListener('click', start);
@@ -144,6 +187,14 @@ async function main() {
   pool = new Pool(params.chains);
   const [versions, offline] = await Promise.all([pool.start(module), registerOffline()]);
   pool.listen(onMessage);
+  // What auto runs: the engine's recommendation for this demo's model and
+  // public n and d, among the private algorithms this embed offers.
+  const rec = await pool.recommend(demo.rows, dimension(params.demo), true, demo.model.model);
+  recommended = ALGORITHMS.includes(rec) && rec !== 'auto' ? rec : 'dp-penalty';
+  const chosen = algo.value;
+  renderAlgorithms();
+  algo.value = chosen;
+  algo.dataset.recommended = recommended;
   $('version').textContent = `dpmcmc ${versions[0]}.`;
   status.textContent = 'ready';
   document.documentElement.dataset.offline = offline;

@@ -95,7 +95,7 @@ export class Pool {
       this.progress.get(msg.id)?.(msg.loaded, msg.total);
       return;
     }
-    if (msg.type === 'inspected' || msg.type === 'planned' || (msg.type === 'error' && msg.id)) {
+    if (msg.type === 'inspected' || msg.type === 'planned' || msg.type === 'recommended' || (msg.type === 'error' && msg.id)) {
       const resolve = this.pending.get(msg.id);
       this.pending.delete(msg.id);
       this.progress.delete(msg.id);
@@ -127,6 +127,19 @@ export class Pool {
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
       this.workers[0].postMessage({ type: 'plan', id, config });
+    });
+  }
+
+  /**
+   * The engine's recommended algorithm for a model on n rows with d
+   * parameters (public inputs; api.recommend, the app's default sampler),
+   * asked of worker 0 (for pages without an engine on the main thread).
+   */
+  recommend(n, d, priv, model) {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      this.workers[0].postMessage({ type: 'recommend', id, n, d, private: priv, model });
     });
   }
 

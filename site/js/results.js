@@ -37,7 +37,7 @@ export class Results {
     this.run = run;
     const section = document.getElementById('results');
     section.hidden = false;
-    section.dataset.state = run.cancelled ? 'cancelled' : 'done';
+    section.dataset.state = run.aborted ? 'aborted' : run.cancelled ? 'cancelled' : 'done';
     // The Go engine writes the statement, the budget spent, the verdict,
     // the summary table, the forest plot and the local diagnostics into
     // this section (wasm/render.go, honnef.co/go/js/dom/v2), spelled by
@@ -45,6 +45,9 @@ export class Results {
     const info = {
       rows: run.rows,
       cancelled: run.cancelled,
+      // A chain stopped on a non-finite state: the engine marks the
+      // results not usable (no summary, no draw exports), as the CLI.
+      aborted: run.aborted ?? undefined,
       chains: run.chains.map((c) => ({ iterations: c.iterations, accepted: c.accepted, ms: c.ms ?? 0, ...c.local })),
     };
     const r = JSON.parse(this.api.renderResults(run.resolvedJSON, JSON.stringify(run.names), this.chainArgs(), JSON.stringify(info)));

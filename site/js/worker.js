@@ -8,12 +8,16 @@
 // event loop, so a "cancel" message stops the chain after the current slice;
 // the "end" message then reports exactly the iterations that ran.
 //
-// Messages in:  {type:'init', module} | {type:'inspect', id, file, opts} | {type:'plan', id, config}
+// Messages in:  {type:'init', module} | {type:'inspect', id, file, opts} | {type:'plan', id, config} | {type:'recommend', id, n, d, private, model}
 //               | {type:'start', runId, file, config, chain, release?} | {type:'cancel', runId}
-// Messages out: {type:'loaded'} | {type:'ready', version, selfTest} | {type:'inspected', id, result} | {type:'planned', id, result}
+// Messages out: {type:'loaded'} | {type:'ready', version, selfTest} | {type:'inspected', id, result} | {type:'planned', id, result} | {type:'recommended', id, result}
 //               | {type:'progress', id, loaded, total} (bytes of the file parsed, while inspecting)
 //               | {type:'started', runId, chain, info (info.release: chain 0's shared release)} | {type:'draws', runId, chain, draws, iteration, total, accepted}
-//               | {type:'end', runId, chain, iterations, cancelled, ms, stats, local} | {type:'error', runId?, id?, error}
+//               | {type:'end', runId, chain, iterations, cancelled, aborted, ms, stats, local} | {type:'error', runId?, id?, error}
+//
+// aborted: null, or why the chain stopped before its end (its state became
+// non-finite): {message, algorithm, chain, iteration, total, step}, the
+// engine's (and the command-line tool's) message and its fields.
 //
 // local: the chain's local diagnostics {accepted, clipped, rowTerms, divergent} (not private,
 // shown on this page only, never exported).
@@ -123,7 +127,8 @@ async function runChain({ runId, file, config, chain, release }) {
   flush();
   stats.loopMs = performance.now() - loop0;
   const iterations = h.done();
-  postMessage({ type: 'end', runId, chain, iterations, cancelled: iterations < h.total(), ms: performance.now() - t0, stats, local: h.local() });
+  const aborted = h.abort();
+  postMessage({ type: 'end', runId, chain, iterations, cancelled: !aborted && iterations < h.total(), aborted, ms: performance.now() - t0, stats, local: h.local() });
   h.free();
 }
 
@@ -143,6 +148,9 @@ onmessage = (e) => {
       break;
     case 'plan':
       apiReady.then(() => postMessage({ type: 'planned', id: msg.id, result: lastFile ? JSON.parse(api.plan(lastFile, msg.config)) : { error: { message: 'no file' } } })).catch(fail);
+      break;
+    case 'recommend':
+      apiReady.then(() => postMessage({ type: 'recommended', id: msg.id, result: api.recommend(msg.n, msg.d, msg.private, msg.model) })).catch(fail);
       break;
     case 'start':
       apiReady.then(() => runChain(msg)).catch(fail);

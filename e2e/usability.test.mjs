@@ -1,0 +1,194 @@
+// Page and embed usability around noise-aware and aborted chains (issue #16
+// follow-up, docs/APP.md "No warmup for noise-aware", "The recommended
+// sampler in the embed", "A chain that diverges"):
+//   - noise-aware runs no warmup: the warmup input is disabled with the
+//     reason, the plan and the planned report say "no warmup: iid draws",
+//     and the exported config has warmup 0; other samplers keep theirs;
+//   - a chain whose state becomes non-finite (dp-sgld at step 1e6 on the
+//     demo: the prior's pull overshoots) stops the run with a message naming
+//     chain, iteration and setting as `dpmcmc sample` does, the results are
+//     marked not usable (no summary, no draw exports), and the privacy
+//     report charges every iteration that ran;
+//   - the embed page offers algorithm=noise-aware (the logistic demo) and
+//     algorithm=auto (the engine's recommendation: noise-aware for the
+//     regression demo, run.Recommend's dp-hmc for the banana).
+//
+// Needs make build site-testkey cli-testkey (build/site-testkey,
+// bin/dpmcmc, bin/dpmcmc-testkey); run with
+//   node --test e2e/usability.test.mjs
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Harness, root, DESKTOP, assertClean, setRun, runToEnd, downloads, summaryRows } from './helpers.mjs';
+
+const site = process.env.DPMCMC_SITE_TESTKEY ?? path.join(root, 'build', 'site-testkey');
+const cliTestkey = process.env.DPMCMC_BIN_TESTKEY ?? path.join(root, 'bin', 'dpmcmc-testkey');
+const demo = path.join(root, 'site', 'demo', 'cohort.csv');
+const tmp = mkdtempSync(path.join(tmpdir(), 'dpmcmc-usability-'));
+const h = new Harness();
+
+before(async () => {
+  for (const p of [path.join(site, 'index.html'), cliTestkey]) {
+    if (!existsSync(p)) throw new Error(`missing ${p}: run make build site-testkey cli-testkey`);
+  }
+  await h.start(site);
+});
+after(() => h.stop());
+
+const planText = (page) => page.getByTestId('plan').textContent();
+
+test('noise-aware runs no warmup: the input is disabled with the reason, the plan and the planned report say so, the config has warmup 0', { timeout: 120000 }, async () => {
+  const { context, page, rec } = await h.open(DESKTOP);
+  try {
+    await page.waitForFunction(() => document.querySelector('[data-testid="file-info"]').textContent.includes('2,000 rows'));
+    // The demo's outcome is declared 0/1: the default private sampler is noise-aware.
+    assert.equal(await page.getByTestId('algorithm-select').inputValue(), 'noise-aware');
+    const warmup = page.getByTestId('warmup-input');
+    assert.equal(await warmup.isDisabled(), true);
+    assert.equal(await warmup.inputValue(), '0');
+    assert.equal(await page.getByTestId('warmup-note').isVisible(), true);
+    assert.match(await page.getByTestId('warmup-note').textContent(), /^Warmup per chain: none for noise-aware \(no warmup: its draws are independent \(iid\) exact draws from the posterior given the one release/);
+    await page.waitForFunction(() => /planned ε/.test(document.querySelector('[data-testid="plan"]').textContent), null, { timeout: 60000 });
+    assert.match(await planText(page), /× 1,000 iterations \(0 warmup \+ 1,000 draws\)/);
+    assert.match(await planText(page), /Note: no warmup: iid draws \(/);
+    const [planned] = await downloads(page, 'export-planned-report');
+    const report = JSON.parse(planned.text);
+    assert.equal(report.warmup_per_chain, 0);
+    assert.ok(report.notes.some((n) => n.startsWith('no warmup: iid draws')), `notes ${report.notes}`);
+    const [cfg] = await downloads(page, 'export-config');
+    assert.equal(JSON.parse(cfg.text).warmup, 0);
+
+    // Another sampler has its warmup back (the input kept its value).
+    await page.getByTestId('algorithm-select').selectOption('dp-hmc');
+    assert.equal(await warmup.isEnabled(), true);
+    assert.equal(await warmup.inputValue(), '500');
+    assert.equal(await page.getByTestId('warmup-note').isHidden(), true);
+    await page.waitForFunction(() => /\(500 warmup \+ 1,000 draws\)/.test(document.querySelector('[data-testid="plan"]').textContent), null, { timeout: 60000 });
+    assert.doesNotMatch(await planText(page), /no warmup/);
+    await page.getByTestId('algorithm-select').selectOption('noise-aware');
+    assert.equal(await warmup.isDisabled(), true);
+    await assertClean(page, rec);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a chain that diverges stops the run: a message naming chain, iteration and setting, results not usable, every iteration that ran charged', { timeout: 120000 }, async () => {
+  const { context, page, rec } = await h.open(DESKTOP);
+  try {
+    await page.waitForFunction(() => document.querySelector('[data-testid="file-info"]').textContent.includes('2,000 rows'));
+    await setRun(page, { algorithm: 'dp-sgld', chains: 2, warmup: 100, draws: 200, seed: 20240611 });
+    await page.getByTestId('step-input').fill('1e6');
+    await page.waitForFunction(() => /planned ε/.test(document.querySelector('[data-testid="plan"]').textContent), null, { timeout: 60000 });
+    assert.equal(await runToEnd(page), 'failed');
+    const err = page.getByTestId('chain-error');
+    assert.equal(await err.isVisible(), true);
+    const text = await err.textContent();
+    const m = /^The run stopped: dp-sgld chain (\d): the state became non-finite \(NaN or Inf\) at iteration (\d+) of 300 at step 1e\+06: the dynamics diverged; lower --step\. .* On this page, --step is "Step size" in the advanced sampler settings\. The results below are not a posterior sample\.$/.exec(text);
+    assert.ok(m, text);
+    const [chain, iteration] = [Number(m[1]), Number(m[2])];
+
+    // The results: not usable (no summary, no draws to export), the report
+    // and its statement say the run stopped and charge what ran.
+    assert.equal(await page.locator('#results').getAttribute('data-state'), 'aborted');
+    assert.match(await page.getByTestId('verdict').textContent(), /^Not usable: dp-sgld chain \d: the state became non-finite/);
+    assert.deepEqual(await summaryRows(page), []);
+    assert.equal(await page.getByTestId('export-draws').isDisabled(), true);
+    assert.equal(await page.getByTestId('export-stan').isDisabled(), true);
+    assert.match(await page.getByTestId(`progress-text-${chain}`).textContent(), /\(stopped: non-finite state\)$/);
+    const [file] = await downloads(page, 'export-report');
+    const report = JSON.parse(file.text);
+    assert.equal(report.statement, await page.getByTestId('privacy-statement').textContent());
+    assert.equal(report.aborted, `dp-sgld chain ${chain}, at iteration ${iteration} of 300, step 1e+06`);
+    assert.equal(report.cancelled, true);
+    assert.match(report.statement, new RegExp(`^This dp-sgld run stopped before its end because a chain's state became non-finite \\(dp-sgld chain ${chain}, at iteration ${iteration} of 300, step 1e\\+06\\); its draws are not a posterior sample and were not released\\. The \\d+ iterations that ran \\(2 chains, warmup included\\) spent \\(ε = `));
+    // Every iteration that ran is charged: the failing chain's, the
+    // failing iteration included, and the other chain's (its progress).
+    assert.equal(report.iterations_per_chain[chain - 1], iteration);
+    const other = 3 - chain;
+    const shown = Number((await page.getByTestId(`progress-text-${other}`).textContent()).split(' / ')[0].replace(/,/g, ''));
+    const otherIts = report.iterations_per_chain[other - 1];
+    // The other chain either stopped on its own non-finite state (its
+    // failing iteration is counted but stores no draw) or was stopped.
+    assert.ok(otherIts === shown || otherIts === shown + 1, `chain ${other}: report ${otherIts}, progress ${shown}`);
+    assert.ok(report.epsilon_spent > 0 && report.epsilon_spent < report.epsilon_budget, `ε spent ${report.epsilon_spent}`);
+    assert.match(await page.getByTestId('budget-spent').textContent(), /^Privacy budget spent: ε spent [\d.]+ of 2 \(δ = /);
+    // The run's meter shows the same ε (it counts the failing iteration too).
+    assert.equal(`Privacy budget spent: ${await page.getByTestId('budget-text').textContent()}.`, await page.getByTestId('budget-spent').textContent());
+
+    // The command-line tool stops on the same state with the same message
+    // (the fixed test key: the same chain diverges at the same iteration).
+    const cfgFile = path.join(tmp, 'sgld.json');
+    writeFileSync(cfgFile, await page.getByTestId('run-config').textContent());
+    const out = path.join(tmp, 'sgld.csv');
+    const r = spawnSync(cliTestkey, ['sample', '--config', cfgFile, '--data', demo, '--out', out, '--quiet'], { encoding: 'utf8' });
+    assert.notEqual(r.status, 0);
+    const c = /dpmcmc: dp-sgld chain (\d): the state became non-finite \(NaN or Inf\) at iteration (\d+) of 300 at step 1e\+06/.exec(r.stderr);
+    assert.ok(c, r.stderr);
+    if (Number(c[1]) === chain) assert.equal(Number(c[2]), iteration);
+    assert.match(r.stderr, /This dp-sgld run stopped before its end/);
+    assert.equal(existsSync(out), false, 'the CLI wrote draws');
+    await assertClean(page, rec);
+  } finally {
+    await context.close();
+  }
+});
+
+/** Opens embed.html?query on the test site and waits until it is ready. */
+async function openEmbed(query) {
+  const context = await h.browser.newContext({ viewport: { width: 800, height: 600 }, serviceWorkers: 'block' });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  await page.addInitScript(() => {
+    window.__cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) => window.__cspViolations.push(e.effectiveDirective));
+  });
+  await page.goto(`${h.url}embed.html?${query}`);
+  await page.waitForSelector('html[data-ready="true"]', { timeout: 60000 });
+  return { context, page, errors };
+}
+
+async function runEmbedToEnd(page) {
+  await page.getByTestId('run-button').click();
+  const e = await page.waitForSelector('[data-testid="progress"]:is([data-state="done"],[data-state="cancelled"],[data-state="failed"])', { timeout: 90000 });
+  return { state: await e.getAttribute('data-state'), text: await e.textContent() };
+}
+
+test('embed: algorithm=noise-aware and algorithm=auto run on the logistic demo; auto on the banana is run.Recommend\'s dp-hmc', { timeout: 240000 }, async () => {
+  for (const [query, select, runs, text] of [
+    ['demo=logistic&algorithm=noise-aware&chains=2&epsilon=3', 'noise-aware', 'noise-aware', /^Done: 2000 \/ 2000 draws · ε = 3$/],
+    ['demo=logistic&algorithm=auto&chains=2&epsilon=3', 'auto', 'noise-aware', /^Done: auto: noise-aware · 2000 \/ 2000 draws · ε = 3$/],
+    ['demo=banana&algorithm=auto&epsilon=2', 'auto', 'dp-hmc', /^Done: auto: dp-hmc · 400 \/ 400 iterations · ε = 2 · acceptance /],
+    // noise-aware is for regressions: on the banana the URL falls back to auto.
+    ['demo=banana&algorithm=noise-aware&epsilon=2', 'auto', 'dp-hmc', /^Done: auto: dp-hmc · /],
+  ]) {
+    const { context, page, errors } = await openEmbed(query);
+    try {
+      const sel = page.getByTestId('algorithm-select');
+      assert.equal(await sel.inputValue(), select, query);
+      assert.equal(await sel.getAttribute('data-recommended'), runs, query);
+      assert.equal(await sel.locator('option[value="auto"]').textContent(), `recommended (${runs})`);
+      assert.equal(await sel.locator('option[value="noise-aware"]').isDisabled(), query.includes('banana'), query);
+      if (query.includes('logistic')) {
+        // The plotted parameters are the two slopes.
+        assert.equal(await page.getByTestId('trace-caption').textContent(), 'Trace of θ2');
+        assert.equal(await page.getByTestId('pair-caption').textContent(), 'Draws of (θ2, θ3)');
+      }
+      const r = await runEmbedToEnd(page);
+      assert.equal(r.state, 'done', `${query}: ${r.text}`);
+      assert.match(r.text, text, query);
+      assert.deepEqual(await page.evaluate(() => window.__cspViolations), [], `${query}: CSP violations`);
+      assert.deepEqual(errors, [], `${query}: page errors`);
+    } finally {
+      await context.close();
+    }
+  }
+});
