@@ -38,6 +38,17 @@ import (
 //     calibrated method gives 0.90; the binomial standard error is
 //     reported beside it (replicates are independent; coefficients within a
 //     replicate are not, so the SE is a lower bound).
+//  3. Prior-predictive coverage (calibration): the same simulation, but each
+//     replicate's true coefficients are drawn from N(0, s²) on the scaled
+//     space (s = UtilityPriorPredictiveSD) and the algorithm is run with that
+//     same prior (--prior-sd s). For an exact posterior the share of 90%
+//     intervals that contain the truth is 0.90 whatever n, ε and the design
+//     (Cook, Gelman & Rubin 2006; Talts et al. 2018). At a fixed truth it is
+//     not: a coefficient the data barely inform has a posterior close to its
+//     prior, which covers a fixed value inside the prior's bulk every time
+//     and one outside it never, so measure 2 over-covers (1.00 for such
+//     coefficients) for any correct posterior. Measure 3 is the one the CI
+//     band (UtilityCoverageRange) is checked against.
 //
 // Every run is what a user gets by typing only the public bounds and the
 // budget: logistic regression on the scaled predictors, 4 chains, and the
@@ -52,6 +63,12 @@ import (
 
 // UtilityDelta is δ of every utility run.
 const UtilityDelta = 1e-5
+
+// UtilityPriorPredictiveSD is s of the N(0, s²) prior (scaled space) the
+// prior-predictive coverage draws its true coefficients from and gives the
+// algorithm: a per-half-range effect of 10 is a log-odds change of 20
+// across a predictor's public range, large but not extreme.
+const UtilityPriorPredictiveSD = 10.0
 
 // RecommendedAlgorithm is the name the experiment runs as "the recommended
 // algorithm": the private default of `dpmcmc sample --algorithm auto`
@@ -152,13 +169,13 @@ func (d *utilityDesign) table(y []float64) (*dataset.Table, error) {
 // utilityConfig is the config a user would type: the model, public bounds
 // [−1, 1] of the scaled predictors (the 0/1 outcome needs none), the budget
 // (nil: non-private) and the algorithm; everything else default.
-func utilityConfig(d *utilityDesign, alg string, eps float64, seed uint64) *run.Config {
+func utilityConfig(d *utilityDesign, alg string, eps, priorSD float64, seed uint64) *run.Config {
 	bounds := map[string][2]float64{}
 	for _, nm := range d.names {
 		bounds[nm] = [2]float64{-1, 1}
 	}
 	cfg := &run.Config{
-		Model:     model.Spec{Model: "logistic", Outcome: "malignant", Predictors: append([]string(nil), d.names...)},
+		Model:     model.Spec{Model: "logistic", Outcome: "malignant", Predictors: append([]string(nil), d.names...), PriorSD: priorSD},
 		Data:      run.DataSpec{Bounds: bounds},
 		Algorithm: alg,
 		Chains:    4,
@@ -207,7 +224,9 @@ func (p *posterior) interval(j int) (lo, hi float64) {
 	return diagQuantile(p.pooled[j], 0.05), diagQuantile(p.pooled[j], 0.95)
 }
 
-func runPosterior(ctx context.Context, d *utilityDesign, y []float64, alg string, eps float64, seed uint64) (*posterior, error) {
+// runPosterior runs alg on the design with outcome y; priorSD 0 is the
+// algorithm's default prior.
+func runPosterior(ctx context.Context, d *utilityDesign, y []float64, alg string, eps, priorSD float64, seed uint64) (*posterior, error) {
 	tab, err := d.table(y)
 	if err != nil {
 		return nil, err
@@ -215,7 +234,7 @@ func runPosterior(ctx context.Context, d *utilityDesign, y []float64, alg string
 	if alg == RecommendedAlgorithm {
 		alg, _ = run.Recommend("logistic", d.n, d.p()+1, eps > 0)
 	}
-	prep, err := run.Prepare(utilityConfig(d, alg, eps, seed), tab)
+	prep, err := run.Prepare(utilityConfig(d, alg, eps, priorSD, seed), tab)
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +324,7 @@ func utilityExperiment(ctx context.Context, o Options) (*Output, error) {
 	if o.Quick {
 		sizes = []int{569}
 		epsList = []float64{1, 3}
-		reps = map[int]int{569: 40}
+		reps = map[int]int{569: 200}
 	}
 	if o.N > 0 {
 		sizes = []int{o.N}
@@ -321,7 +340,7 @@ func utilityExperiment(ctx context.Context, o Options) (*Output, error) {
 	}
 	// True coefficients for the simulation: the non-private posterior mean
 	// on the real 569 rows, rounded to two decimals.
-	ref569, err := runPosterior(ctx, base, base.y, "hmc", 0, o.Seed+1)
+	ref569, err := runPosterior(ctx, base, base.y, "hmc", 0, 0, o.Seed+1)
 	if err != nil {
 		return nil, err
 	}
@@ -332,9 +351,10 @@ func utilityExperiment(ctx context.Context, o Options) (*Output, error) {
 	o.logf("utility: true coefficients (scaled predictors) %v", truth)
 
 	real := &Table{Name: "utility_real", Header: []string{"algorithm", "runs_as", "n", "epsilon", "max_rhat", "min_bulk_ess", "mean_abs_err_sd", "min_sd_ratio", "median_sd_ratio", "share_90ci_contains_np_mean", "error"}}
-	cov := &Table{Name: "utility_coverage", Header: []string{"algorithm", "runs_as", "n", "epsilon", "replicates", "coverage_90", "coverage_se", "coverage_by_coefficient", "failed_runs", "truth"}}
+	cov := &Table{Name: "utility_coverage", Header: []string{"algorithm", "runs_as", "n", "epsilon", "replicates", "coverage_90", "coverage_se", "coverage_by_coefficient", "failed_runs", "truth", "coverage_90_prior_predictive", "prior_predictive_se", "prior_predictive_by_coefficient", "prior_predictive_failed_runs"}}
 	out := &Output{Tables: []*Table{real, cov}}
 	covSeries := map[string]*Series{}
+	ppSeries := map[string]*Series{}
 	errSeries := map[string]*Series{}
 	truthText := strings.Trim(strings.Join(strings.Fields(fmt.Sprint(truth)), " "), "[]")
 
@@ -345,7 +365,7 @@ func utilityExperiment(ctx context.Context, o Options) (*Output, error) {
 		}
 		ref := ref569
 		if d != base {
-			if ref, err = runPosterior(ctx, d, d.y, "hmc", 0, o.Seed+2); err != nil {
+			if ref, err = runPosterior(ctx, d, d.y, "hmc", 0, 0, o.Seed+2); err != nil {
 				return nil, err
 			}
 		}
@@ -355,7 +375,7 @@ func utilityExperiment(ctx context.Context, o Options) (*Output, error) {
 					return out, err
 				}
 				// 1. Real data against the non-private posterior.
-				priv, err := runPosterior(ctx, d, d.y, alg, eps, o.Seed+3)
+				priv, err := runPosterior(ctx, d, d.y, alg, eps, 0, o.Seed+3)
 				if err != nil {
 					real.Add(alg, "", n, eps, math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN(), err.Error())
 					o.logf("utility: %s n=%d ε=%g: %v", alg, n, eps, err)
@@ -382,7 +402,7 @@ func utilityExperiment(ctx context.Context, o Options) (*Output, error) {
 						return out, err
 					}
 					y := d.simulate(truth, o.Seed, uint64(r)+uint64(n)*1000)
-					post, err := runPosterior(ctx, d, y, alg, eps, o.Seed+100+uint64(r))
+					post, err := runPosterior(ctx, d, y, alg, eps, 0, o.Seed+100+uint64(r))
 					if err != nil {
 						failed++
 						continue
@@ -404,21 +424,31 @@ func utilityExperiment(ctx context.Context, o Options) (*Output, error) {
 				for _, h := range byCoef {
 					bc = append(bc, fmt.Sprintf("%.2f", float64(h)/float64(max(1, R-failed))))
 				}
-				cov.Add(alg, priv.alg, n, eps, R, cv, se, strings.Join(bc, " "), failed, truthText)
+				pp, err := priorPredictiveCoverage(ctx, d, alg, eps, R, o.Seed+uint64(n)*1000)
+				if err != nil {
+					return out, err
+				}
+				cov.Add(alg, priv.alg, n, eps, R, cv, se, strings.Join(bc, " "), failed, truthText, pp.coverage, pp.se, pp.byCoef, pp.failed)
+				if ppSeries[label] == nil {
+					ppSeries[label] = &Series{Label: label}
+				}
+				ppSeries[label].X = append(ppSeries[label].X, eps)
+				ppSeries[label].Y = append(ppSeries[label].Y, pp.coverage)
 				if covSeries[label] == nil {
 					covSeries[label] = &Series{Label: label}
 				}
 				covSeries[label].X = append(covSeries[label].X, eps)
 				covSeries[label].Y = append(covSeries[label].Y, cv)
-				line := fmt.Sprintf("%s (runs as %s) n=%d ε=%g: max R-hat %.3f, min bulk-ESS %.0f, |Δmean| %.2f sd, sd ratio min %.2f, 90%% CI ∋ non-private mean %.0f%%; coverage %.3f ± %.3f (by coefficient %s; %d replicates, %d failed)",
-					alg, priv.alg, n, eps, c.rhat, c.ess, c.meanErr, c.sdRatioMin, 100*c.containsNP, cv, se, strings.Join(bc, " "), R, failed)
+				line := fmt.Sprintf("%s (runs as %s) n=%d ε=%g: max R-hat %.3f, min bulk-ESS %.0f, |Δmean| %.2f sd, sd ratio min %.2f, 90%% CI ∋ non-private mean %.0f%%; coverage %.3f ± %.3f (by coefficient %s; %d replicates, %d failed); prior-predictive coverage %.3f ± %.3f (by coefficient %s, %d failed)",
+					alg, priv.alg, n, eps, c.rhat, c.ess, c.meanErr, c.sdRatioMin, 100*c.containsNP, cv, se, strings.Join(bc, " "), R, failed, pp.coverage, pp.se, pp.byCoef, pp.failed)
 				o.logf("utility: %s", line)
 				out.Summary = append(out.Summary, line)
 			}
 		}
 	}
 	out.Figures = append(out.Figures,
-		utilityFigure("utility_coverage", "Coverage of 90% credible intervals (simulation)", "coverage", covSeries, epsList),
+		utilityFigure("utility_coverage", "Coverage of 90% credible intervals (simulation, fixed truth)", "coverage", covSeries, epsList),
+		utilityFigure("utility_coverage_prior_predictive", "Coverage of 90% credible intervals (truths drawn from the prior)", "coverage", ppSeries, epsList),
 		utilityFigure("utility_error", "|private mean − non-private mean| in posterior sds (real data)", "mean error (sds)", errSeries, epsList))
 	return out, nil
 }
@@ -434,4 +464,56 @@ func utilityFigure(name, title, ylabel string, series map[string]*Series, eps []
 		f.Series = append(f.Series, *series[k])
 	}
 	return f
+}
+
+// ppCoverage is one cell's prior-predictive coverage.
+type ppCoverage struct {
+	coverage, se float64
+	byCoef       string
+	failed       int
+}
+
+// priorPredictiveCoverage runs alg on R replicates whose true coefficients
+// are drawn from N(0, s²) (s = UtilityPriorPredictiveSD, public seed) with
+// the algorithm's prior set to the same N(0, s²), and returns the share of
+// 90% intervals that contain the truth (measure 3 in the file's doc).
+func priorPredictiveCoverage(ctx context.Context, d *utilityDesign, alg string, eps float64, R int, seed uint64) (ppCoverage, error) {
+	const s = UtilityPriorPredictiveSD
+	k := d.p() + 1
+	hit, total, failed := 0, 0, 0
+	byCoef := make([]int, k)
+	beta := make([]float64, k)
+	for r := range R {
+		if err := ctx.Err(); err != nil {
+			return ppCoverage{}, err
+		}
+		rr := newRand(seed^0x5bd1e995, 79+uint64(r))
+		for j := range beta {
+			beta[j] = s * rr.NormFloat64()
+		}
+		y := d.simulate(beta, seed^0x85ebca6b, uint64(r))
+		post, err := runPosterior(ctx, d, y, alg, eps, s, seed+500+uint64(r))
+		if err != nil {
+			failed++
+			continue
+		}
+		for j, b := range beta {
+			if lo, hi := post.interval(j); lo <= b && b <= hi {
+				hit++
+				byCoef[j]++
+			}
+			total++
+		}
+	}
+	out := ppCoverage{coverage: math.NaN(), se: math.NaN(), failed: failed}
+	if total > 0 {
+		out.coverage = float64(hit) / float64(total)
+		out.se = math.Sqrt(out.coverage * (1 - out.coverage) / float64(total/k))
+	}
+	var bc []string
+	for _, h := range byCoef {
+		bc = append(bc, fmt.Sprintf("%.2f", float64(h)/float64(max(1, R-failed))))
+	}
+	out.byCoef = strings.Join(bc, " ")
+	return out, nil
 }
