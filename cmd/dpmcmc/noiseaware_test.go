@@ -109,3 +109,19 @@ func TestPlanNoiseAware(t *testing.T) {
 		t.Errorf("poisson plan: %s", stderr)
 	}
 }
+
+// `dpmcmc plan --algorithm auto` resolves from the public n and dim as the
+// page and `sample` do, and says so.
+func TestPlanAuto(t *testing.T) {
+	for _, c := range []struct{ model, n, want string }{
+		{"banana", "5000", "dp-hmc"}, {"banana", "500", "dp-penalty"}, {"logistic", "569", "noise-aware"},
+	} {
+		code, stdout, stderr := runCLI(t, "plan", "--algorithm", "auto", "--model", c.model, "--n", c.n, "--dim", "2", "--epsilon", "2", "--delta", "1e-5", "--clip", "2", "--text")
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c, code, stderr)
+		}
+		if !strings.Contains(stdout, "chosen by --algorithm auto: "+c.want+" (") {
+			t.Errorf("%v: plan does not name %s:\n%s", c, c.want, stdout)
+		}
+	}
+}

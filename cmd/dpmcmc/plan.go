@@ -27,7 +27,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		eps, del float64
 		relation string
 	)
-	fs.StringVar(&cfg.Algorithm, "algorithm", "", "private algorithm: "+fmt.Sprint(privateAlgorithms()))
+	fs.StringVar(&cfg.Algorithm, "algorithm", "", "private algorithm: "+fmt.Sprint(privateAlgorithms())+", or auto (the recommended one for the model, n and dim)")
 	fs.IntVar(&n, "n", 0, "number of rows (public)")
 	fs.IntVar(&dim, "dim", 0, "number of parameters (needed by gradient samplers: dp-hmc, dp-mala)")
 	fs.Float64Var(&eps, "epsilon", 0, "total ε for all chains, warmup included")
@@ -61,6 +61,12 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	}
 	if cfg.Algorithm == "" || n == 0 {
 		return errors.New("--algorithm and --n are required")
+	}
+	var autoReason string
+	if cfg.Algorithm == run.Auto {
+		// Resolved here, from the public n and dim, so that the chosen
+		// algorithm's own inputs (noise-aware's bounds) are read below.
+		cfg.Algorithm, autoReason = run.Recommend(cfg.Model.Model, n, dim, true)
 	}
 	if !run.IsPrivate(cfg.Algorithm) {
 		return fmt.Errorf("%q is not a private algorithm (private: %v)", cfg.Algorithm, privateAlgorithms())
@@ -116,6 +122,10 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	}
 	if assumed != "" {
 		p.Notes = append(p.Notes, assumed)
+	}
+	if autoReason != "" {
+		p.AutoReason = autoReason
+		p.Notes = append(p.Notes, run.AutoNote(p.Algorithm, autoReason))
 	}
 	if *asText {
 		fmt.Fprintf(stdout, "%s with %d chains on n = %d: %d warmup + %d draws per chain (%d iterations in total), spending ε = %.4g at δ = %g (%s accountant)",

@@ -40,9 +40,6 @@ type sampleFlags struct {
 	report, relation                      string
 	epsilon, delta                        float64
 	cfg                                   run.Config
-	// autoReason is set when the algorithm was chosen by --algorithm auto
-	// (or left out in a private run): why it was chosen.
-	autoReason string
 }
 
 func (f *sampleFlags) register(fs *flag.FlagSet) {
@@ -130,8 +127,8 @@ func (f *sampleFlags) buildConfig(fs *flag.FlagSet) (*run.Config, error) {
 		return nil, errors.New("--model is required")
 	}
 	private := set["epsilon"] || set["delta"] || cfg.Privacy != nil
-	if cfg.Algorithm == "auto" || (cfg.Algorithm == "" && private) {
-		cfg.Algorithm, f.autoReason = run.Recommend(cfg.Model.Model, 0, 0, private)
+	if cfg.Algorithm == "" && private {
+		cfg.Algorithm = run.Auto // resolved from n and d once the data are loaded
 	}
 	if cfg.Algorithm == "" {
 		return nil, errors.New("--algorithm is required (or --algorithm auto)")
@@ -186,8 +183,10 @@ func (f *sampleFlags) buildConfig(fs *flag.FlagSet) (*run.Config, error) {
 	if cfg.Seed == 0 {
 		cfg.Seed = uint64(time.Now().UnixNano())
 	}
+	// auto with a budget resolves to a private algorithm (run.Recommend).
+	privateAlg := run.IsPrivate(cfg.Algorithm) || (cfg.Algorithm == run.Auto && private)
 	if set["epsilon"] || set["delta"] {
-		if !run.IsPrivate(cfg.Algorithm) {
+		if !privateAlg {
 			return nil, fmt.Errorf("--epsilon/--delta: %s is not a private algorithm (private: %s)", cfg.Algorithm, strings.Join(privateAlgorithms(), ", "))
 		}
 		b := run.Budget{Epsilon: f.epsilon, Delta: f.delta, Relation: f.relation}
@@ -217,7 +216,7 @@ func (f *sampleFlags) buildConfig(fs *flag.FlagSet) (*run.Config, error) {
 			return nil, err
 		}
 	}
-	if run.IsPrivate(cfg.Algorithm) {
+	if privateAlg {
 		if cfg.Privacy == nil {
 			return nil, fmt.Errorf("%s is private: give the total budget with --epsilon and --delta", cfg.Algorithm)
 		}
@@ -232,7 +231,7 @@ func (f *sampleFlags) buildConfig(fs *flag.FlagSet) (*run.Config, error) {
 			}
 		}
 	}
-	if f.noPrivacy && run.IsPrivate(cfg.Algorithm) {
+	if f.noPrivacy && privateAlg {
 		return nil, fmt.Errorf("--no-privacy: %s is a private algorithm and always adds its noise; choose a non-private algorithm instead", cfg.Algorithm)
 	}
 	return &cfg, nil
@@ -357,9 +356,6 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	if f.data == "" {
 		return errors.New("--data is required")
 	}
-	if f.autoReason != "" {
-		fmt.Fprintf(stderr, "algorithm: %s (%s)\n", cfg.Algorithm, f.autoReason)
-	}
 	if f.out == "" {
 		return errors.New("--out is required")
 	}
@@ -416,6 +412,9 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	default:
 		return err
 	}
+	if p.Plan.AutoReason != "" {
+		fmt.Fprintf(stderr, "algorithm: %s (%s)\n", p.Config.Algorithm, p.Plan.AutoReason)
+	}
 	if pl := p.Plan; pl.Private && !f.quiet {
 		fmt.Fprintf(stderr, "plan: %d chains × (%d warmup + %d draws) iterations, ε = %.4g of %.4g at δ = %g (%s accountant)\n",
 			pl.Chains, pl.Warmup, pl.Draws, pl.Epsilon, cfg.Privacy.Epsilon, pl.Delta, pl.Accountant)
@@ -443,9 +442,6 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	if run.IsPrivate(p.Config.Algorithm) {
 		if rep, err = p.Report(res); err != nil {
 			return err
-		}
-		if f.autoReason != "" {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("algorithm chosen by --algorithm auto: %s (%s)", cfg.Algorithm, f.autoReason))
 		}
 		path := f.report
 		if path == "" {

@@ -195,8 +195,8 @@ func (c *Config) Validate() error {
 	if c.Draws < 1 && c.Privacy == nil {
 		add("draws must be at least 1 (got %d)", c.Draws)
 	}
-	if _, ok := algorithms[c.Algorithm]; !ok {
-		add("unknown algorithm %q (choose one of %s)", c.Algorithm, strings.Join(Algorithms(), ", "))
+	if _, ok := algorithms[c.Algorithm]; !ok && c.Algorithm != Auto {
+		add("unknown algorithm %q (choose one of %s, or auto)", c.Algorithm, strings.Join(Algorithms(), ", "))
 	}
 	for name, b := range c.Data.Bounds {
 		if !(b[0] < b[1]) || math.IsInf(b[0], 0) || math.IsInf(b[1], 0) || math.IsNaN(b[0]) || math.IsNaN(b[1]) {

@@ -247,6 +247,30 @@ func noiseAwareReport(r *PrivacyReport, cfg *Config, n, d int) error {
 	return nil
 }
 
+// Auto is the algorithm name that asks for the recommended algorithm
+// (Recommend), resolved when the number of rows and parameters is known:
+// by Prepare and PrepareStream once the data are loaded, by MakePlan from
+// its n and d. The page resolves it from the same public n and d, so a
+// CLI run and a page run choose the same algorithm.
+const Auto = "auto"
+
+// resolveAuto returns cfg with Auto replaced by Recommend's choice for n
+// rows and d parameters, and the reason ("" when cfg did not ask for Auto).
+func resolveAuto(cfg *Config, n, d int) (*Config, string) {
+	if cfg.Algorithm != Auto {
+		return cfg, ""
+	}
+	c := *cfg
+	var reason string
+	c.Algorithm, reason = Recommend(c.Model.Model, n, d, c.Privacy != nil)
+	return &c, reason
+}
+
+// AutoNote is the plan's and the report's note of an Auto choice.
+func AutoNote(alg, reason string) string {
+	return fmt.Sprintf("algorithm chosen by --algorithm auto: %s (%s)", alg, reason)
+}
+
 // Recommend returns the recommended algorithm for a run of the named model
 // on n rows with d parameters (n = 0 when unknown), among the private
 // algorithms when private is set, with the reason in words. Private

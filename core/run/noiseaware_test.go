@@ -285,3 +285,39 @@ func TestNoiseAwarePlansNoWarmup(t *testing.T) {
 		}
 	}
 }
+
+// Auto is resolved from the public n and d where they are known (MakePlan,
+// Prepare), as the page resolves it: dp-hmc for a non-regression model
+// with n ≥ 1000 and d ≤ 20, dp-penalty below, noise-aware for regression,
+// hmc without a budget; the plan says which and why.
+func TestAutoResolvedFromNAndD(t *testing.T) {
+	for _, c := range []struct {
+		model   string
+		n, d    int
+		private bool
+		want    string
+	}{
+		{"banana", 5000, 2, true, "dp-hmc"},
+		{"banana", 500, 2, true, "dp-penalty"},
+		{"logistic", 569, 6, true, NoiseAware},
+		{"banana", 5000, 2, false, "hmc"},
+	} {
+		cfg := &Config{Model: model.Spec{Model: c.model}, Algorithm: Auto, Chains: 4, Draws: 100, Seed: 1}
+		if c.private {
+			cfg.Privacy = &Budget{Epsilon: 2, Delta: 1e-5}
+			cfg.Draws = 0
+			cfg.Settings.Clip = 2.5 // dp-penalty/dp-hmc plans need no model here; the forecast reads it
+		}
+		want, reason := Recommend(c.model, c.n, c.d, c.private)
+		if want != c.want {
+			t.Fatalf("Recommend(%s, %d, %d) = %s, want %s", c.model, c.n, c.d, want, c.want)
+		}
+		p, err := MakePlan(cfg, c.n, c.d)
+		if err != nil {
+			t.Fatalf("%+v: %v", c, err)
+		}
+		if p.Algorithm != c.want || p.AutoReason != reason || !slices.Contains(p.Notes, AutoNote(c.want, reason)) {
+			t.Errorf("%s n=%d: plan algorithm %s, reason %q, notes %v", c.model, c.n, p.Algorithm, p.AutoReason, p.Notes)
+		}
+	}
+}

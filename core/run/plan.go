@@ -79,6 +79,9 @@ type Plan struct {
 	// Settings are the resolved sampler settings (noise scales, clips).
 	Settings Settings `json:"settings"`
 	Notes    []string `json:"notes,omitempty"`
+	// AutoReason is why Recommend chose the algorithm when the config asked
+	// for auto ("" otherwise).
+	AutoReason string `json:"auto_reason,omitempty"`
 	// Forecast is the mixing forecast (forecast.go), from public inputs
 	// only; nil for a non-private run.
 	Forecast *Forecast `json:"forecast,omitempty"`
@@ -91,7 +94,15 @@ func (p *Plan) IterationsPerChain() int { return p.Warmup + p.Draws }
 // Settings that need the model's public per-row bounds (default clip
 // bounds) must be given, except where the plan does not depend on them.
 func MakePlan(cfg *Config, n, d int) (*Plan, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg, reason := resolveAuto(cfg, n, d)
 	_, p, err := resolve(cfg, nil, n, d)
+	if err == nil && reason != "" {
+		p.AutoReason = reason
+		p.Notes = append(p.Notes, AutoNote(p.Algorithm, reason))
+	}
 	return p, err
 }
 

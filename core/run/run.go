@@ -54,6 +54,7 @@ func Prepare(cfg *Config, t *dataset.Table) (*Prepared, error) {
 // prepareModel is Prepare once the model is built (names: the loaded
 // columns).
 func prepareModel(cfg *Config, m model.Model, names []string, clipped dataset.ClipCounts) (*Prepared, error) {
+	cfg, autoReason := resolveAuto(cfg, m.N(), m.Dim())
 	if err := export.CheckNames(m.ParamNames()); err != nil {
 		return nil, fmt.Errorf("%w (rename the column before loading)", err)
 	}
@@ -80,6 +81,10 @@ func prepareModel(cfg *Config, m model.Model, names []string, clipped dataset.Cl
 	}
 	if _, err := newKernel(resolved.Algorithm, m, resolved.Settings, resolved); err != nil {
 		return nil, err
+	}
+	if autoReason != "" {
+		plan.AutoReason = autoReason
+		plan.Notes = append(plan.Notes, AutoNote(plan.Algorithm, autoReason))
 	}
 	return &Prepared{Config: resolved, Model: m, Plan: plan, Clipped: clipped}, nil
 }
@@ -288,5 +293,8 @@ func (p *Prepared) Report(res *Result) (*PrivacyReport, error) {
 		return nil, err
 	}
 	rep.MarkAborted(res.Aborted)
+	if p.Plan != nil && p.Plan.AutoReason != "" {
+		rep.Notes = append(rep.Notes, AutoNote(p.Config.Algorithm, p.Plan.AutoReason))
+	}
 	return rep, nil
 }
