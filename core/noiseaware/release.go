@@ -244,7 +244,13 @@ func (p *Plan) newtonStep(family string, theta, S, M []float64) []float64 {
 func (p *Plan) ldaStart(n int, S, M []float64) []float64 {
 	d := len(S)
 	nf := float64(n)
-	n1 := math.Min(math.Max(S[0]+nf/2, 0.02*nf), 0.98*nf)
+	// n̂₁ is kept one release-noise sd (at least ½ row) inside (0, n): a
+	// clamp at 2% of n (the previous rule) put the start's intercept at
+	// logit(0.02) for rare outcomes and, at n = 5,000–50,000, left the
+	// intercept's 90% intervals covering 0.55–0.58 of prior-predictive
+	// truths (0.69–0.73 with this rule; TestCalibrationPriorPredictive).
+	lo := math.Max(0.5, p.Blocks[0].Std)
+	n1 := math.Min(math.Max(S[0]+nf/2, lo), nf-lo)
 	pr := n1 / nf
 	k := d - 1
 	out := make([]float64, d)
