@@ -36,6 +36,10 @@ type regression struct {
 	// intercept); yiv the public range of the outcome.
 	xiv []Interval
 	yiv Interval
+	// scaling is non-nil when the design columns are stored scaled to
+	// [−1, 1] by their public bounds (Spec.Scale = bounds): the model's
+	// coefficients are then those of the scaled predictors.
+	scaling *Scaling
 }
 
 // dot is Σ_k a_k b_k with len(b) ≥ len(a); unrolled by four.

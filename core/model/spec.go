@@ -33,6 +33,13 @@ type Spec struct {
 	// models, default 10) or on every mean component (gaussian, default
 	// 100). Zero means the default. Same as the option prior-sd.
 	PriorSD float64 `json:"prior_sd,omitempty"`
+	// Scale is how regression coefficients are parameterized: "bounds"
+	// samples the coefficients of the predictors mapped to [−1, 1] by
+	// their public bounds (every predictor needs one; draws are reported in
+	// the user's units by the back-transform, see Scaling; the default
+	// prior is then DefaultScaledPriorSD), "none" or empty the user's
+	// units. Regression models only.
+	Scale string `json:"scale,omitempty"`
 	// Options are the model's key=value options (see Models()).
 	Options map[string]string `json:"options,omitempty"`
 	// Temper is F in ℓ_i = F·log p(x_i | θ), 0 < F ≤ 1; zero means 1. Same
@@ -226,6 +233,15 @@ func Build(spec Spec, t *dataset.Table) (Model, error) {
 			return nil, fmt.Errorf("%w: no_intercept applies to regression models only, not %s", ErrBadOption, name)
 		}
 	}
+	switch strings.ToLower(strings.TrimSpace(spec.Scale)) {
+	case "", ScaleNone:
+	case ScaleBounds:
+		if !info.Regression {
+			return nil, fmt.Errorf("%w: scale=bounds applies to regression models only, not %s", ErrBadOption, name)
+		}
+	default:
+		return nil, fmt.Errorf("%w: scale must be bounds or none (got %q)", ErrBadOption, spec.Scale)
+	}
 	if name != "gaussian" {
 		if spec.Cov != nil {
 			return nil, fmt.Errorf("%w: cov applies to the gaussian model only, not %s", ErrBadOption, name)
@@ -378,6 +394,23 @@ func buildRegression(name string, spec Spec, o opts, t *dataset.Table) (Model, e
 		priorSD: o["prior-sd"],
 		xiv:     xiv,
 		yiv:     yiv,
+	}
+	if strings.EqualFold(strings.TrimSpace(spec.Scale), ScaleBounds) {
+		sc, err := NewScaling(xiv, names, intercept)
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; i < t.Rows; i++ {
+			sc.ScaleRow(r.row(i))
+		}
+		r.xiv = make([]Interval, len(xiv))
+		for j, iv := range xiv {
+			r.xiv[j] = sc.ScaleInterval(j, iv)
+		}
+		r.scaling = sc
+		if _, given := spec.Options["prior-sd"]; !given && spec.PriorSD == 0 {
+			r.priorSD = DefaultScaledPriorSD
+		}
 	}
 	switch name {
 	case "logistic":

@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/dpmcmc/dpmcmc/core/mcmc"
+	"github.com/dpmcmc/dpmcmc/core/model"
 	"github.com/dpmcmc/dpmcmc/core/noiseaware"
 	"github.com/dpmcmc/dpmcmc/core/rng"
 )
@@ -60,6 +61,11 @@ type Chain struct {
 	alg      string
 	step     float64
 	chain    int
+	// scaling maps the kernel's position (coefficients of the scaled
+	// predictors) to the user's units before it is stored; user is its
+	// buffer. nil: the position is stored as it is.
+	scaling *model.Scaling
+	user    []float64
 }
 
 // NonFiniteError is returned when a chain's state becomes NaN or ±Inf: the
@@ -181,7 +187,7 @@ func (p *Prepared) newChainWith(c int, key rng.Key, release func(releaser) error
 	}
 	dim := len(theta0)
 	warmup, draws := p.Config.Warmup, p.Config.Draws
-	ch := &Chain{k: k, r: r, warmup: warmup, total: warmup + draws, alg: p.Config.Algorithm, step: p.Config.Settings.Step, chain: c + 1, res: &ChainResult{
+	ch := &Chain{k: k, r: r, warmup: warmup, total: warmup + draws, alg: p.Config.Algorithm, step: p.Config.Settings.Step, chain: c + 1, scaling: model.ScalingOf(p.Model), user: make([]float64, dim), res: &ChainResult{
 		Dim:    dim,
 		Warmup: make([]float64, 0, warmup*dim),
 		Draws:  make([]float64, 0, draws*dim),
@@ -229,6 +235,11 @@ func (ch *Chain) Advance(k int) []float64 {
 			res.Divergent++
 		}
 		pos := ch.k.Position()
+		if ch.scaling != nil {
+			copy(ch.user, pos)
+			ch.scaling.ToUser(ch.user)
+			pos = ch.user
+		}
 		if !allFinite(pos) {
 			ch.it++
 			ch.err = &NonFiniteError{Algorithm: ch.alg, Chain: ch.chain, Iteration: ch.it, Total: ch.total, Step: ch.step}

@@ -15,7 +15,9 @@ func TestDPMapInit(t *testing.T) {
 	ref := stanReference(t)
 	for _, alg := range []string{"dp-penalty", "dp-hmc"} {
 		cfg := &Config{
-			Model:     model.Spec{Model: "logistic", Outcome: "y"},
+			// In the user's units, as the Stan reference (its prior is
+			// N(0, 10²) there, not on the scaled predictors).
+			Model:     model.Spec{Model: "logistic", Outcome: "y", Scale: model.ScaleNone},
 			Data:      DataSpec{Bounds: map[string][2]float64{"mean_radius": {-3, 5}, "mean_texture": {-3, 5}, "mean_smoothness": {-3, 5}, "mean_compactness": {-3, 5}, "mean_symmetry": {-3, 5}}},
 			Algorithm: alg, Chains: 2, Seed: 8, Warmup: 5, Draws: 5,
 			Init:    Init{Kind: "dp-map", Share: 0.3},

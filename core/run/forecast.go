@@ -198,6 +198,9 @@ func modelForecastInputs(c *Config, m model.Model) ForecastInputs {
 		in.PriorSD = c.Model.PriorSD
 		if in.PriorSD == 0 {
 			in.PriorSD = 10 // the regression models' default (model.Spec)
+			if strings.EqualFold(c.Model.Scale, model.ScaleBounds) {
+				in.PriorSD = model.DefaultScaledPriorSD
+			}
 		}
 	}
 	if in.Model == "logistic" && c.Settings.Clip > 0 {

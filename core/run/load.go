@@ -48,6 +48,10 @@ func PrepareStream(r io.Reader, cfg *Config) (*Prepared, *dataset.LoadReport, er
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, err
 	}
+	cfg = withDefaultScale(cfg)
+	if err := checkBoundsEarly(cfg, nil); err != nil {
+		return nil, nil, err
+	}
 	bounds := cfg.DatasetBounds()
 	b := model.NewChunkBuilder(cfg.Model)
 	clipped := dataset.ClipCounts{}

@@ -113,7 +113,7 @@ func resolve(cfg *Config, m model.Model, n, d int) (*Config, *Plan, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, err
 	}
-	c := *cfg
+	c := *withDefaultScale(cfg)
 	p := &Plan{Algorithm: c.Algorithm, Private: IsPrivate(c.Algorithm), N: n, Dim: d, Chains: c.Chains}
 	if !p.Private {
 		p.Warmup, p.Draws, p.Settings = c.Warmup, c.Draws, c.Settings

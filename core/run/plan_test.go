@@ -97,8 +97,14 @@ func TestPrivateRunReport(t *testing.T) {
 	if p.Config.Settings.Clip <= 0 || p.Config.Settings.Tau <= 0 {
 		t.Fatalf("settings not resolved: %+v", p.Config.Settings)
 	}
-	// The default clip is the public Lipschitz bound √(1 + 5² + 5²).
-	if want := math.Sqrt(51); math.Abs(p.Config.Settings.Clip-want) > 1e-6 {
+	// A private regression run samples the coefficients of the predictors
+	// scaled to [−1, 1] by their bounds, so the default clip is the public
+	// Lipschitz bound there, √(1 + 1² + 1²) (√(1 + 5² + 5²) = 7.14 in the
+	// user's units).
+	if p.Config.Model.Scale != model.ScaleBounds {
+		t.Errorf("scale %q, want bounds by default in a private run", p.Config.Model.Scale)
+	}
+	if want := math.Sqrt(3); math.Abs(p.Config.Settings.Clip-want) > 1e-6 {
 		t.Errorf("clip %v, want %v", p.Config.Settings.Clip, want)
 	}
 	res, err := p.run(context.Background(), testKey, nil)

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dpmcmc/dpmcmc/core/model"
 	"github.com/dpmcmc/dpmcmc/core/privacy"
 	"github.com/dpmcmc/dpmcmc/core/rng"
 )
@@ -418,6 +419,9 @@ func NewReport(cfg *Config, n, d int, iterations []int, cancelled bool) (*Privac
 		}
 		r.Notes = append(r.Notes, "clip bounds are public (typed by the user or derived from the public column bounds); each row's contribution is clipped so its influence is bounded whatever its values")
 	}
+	if sc := withDefaultScale(cfg); cfg.Algorithm != NoiseAware && strings.EqualFold(sc.Model.Scale, model.ScaleBounds) {
+		r.Notes = append(r.Notes, ScaledNote, ScaledPriorNote(cfg.Model.PriorSD))
+	}
 	if cancelled {
 		r.Notes = append(r.Notes, cancelledNote)
 	}
@@ -431,6 +435,19 @@ func NewReport(cfg *Config, n, d int, iterations []int, cancelled bool) (*Privac
 	r.Epsilon = roundUpSig(r.Epsilon, 9)
 	r.Statement = statement(r)
 	return r, nil
+}
+
+// ScaledNote is the report's note on a run whose model samples the
+// coefficients of the predictors scaled by their public bounds
+// (model.Scaling).
+const ScaledNote = "parameterization: the chains sample the coefficients of the predictors scaled to [-1, 1] by their public bounds (x̃ = (x − centre)/half-range); the draws are reported in the user's units by the back-transform slope = β/half-range, intercept = β₀ − Σ β·centre/half-range, which is post-processing; the clip, step and box settings are on the scaled space"
+
+// ScaledPriorNote states the prior of a scaled run (s = 0: the default).
+func ScaledPriorNote(s float64) string {
+	if s == 0 {
+		s = model.DefaultScaledPriorSD
+	}
+	return fmt.Sprintf("prior: N(0, %s²) on every coefficient of the predictors scaled to [-1, 1] by their public bounds (intercept at the bounds' centres)", fmtFloat(s))
 }
 
 // roundUpSig returns the smallest number with the given significant digits

@@ -40,6 +40,10 @@ func Prepare(cfg *Config, t *dataset.Table) (*Prepared, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	cfg = withDefaultScale(cfg)
+	if err := checkBoundsEarly(cfg, t.Names); err != nil {
+		return nil, err
+	}
 	clipped, err := t.ApplyBounds(cfg.DatasetBounds())
 	if err != nil {
 		return nil, err
@@ -114,6 +118,36 @@ func checkPublicBounds(cfg *Config, names []string) error {
 	return nil
 }
 
+// withDefaultScale returns cfg with the regression parameterization
+// resolved: a private run of a regression model samples the coefficients of
+// the predictors scaled to [−1, 1] by their public bounds (model.Scaling;
+// every such run has those bounds) unless the config says scale = none.
+// Non-private runs keep the user's units unless scale = bounds is given.
+// cfg is not modified.
+func withDefaultScale(cfg *Config) *Config {
+	if cfg.Model.Scale != "" || cfg.Privacy == nil || !isRegression(cfg.Model.Model) {
+		return cfg
+	}
+	c := *cfg
+	c.Model.Scale = model.ScaleBounds
+	return &c
+}
+
+// checkBoundsEarly is checkPublicBounds before the model is built, for a
+// run that will be private (its algorithm is private or auto, with a
+// budget), so that a missing bound is reported as such rather than as the
+// scaling's error. names are the loaded columns (nil: only the named
+// predictors are checked).
+func checkBoundsEarly(cfg *Config, names []string) error {
+	if cfg.Privacy == nil || (cfg.Algorithm != Auto && !IsPrivate(cfg.Algorithm)) {
+		return nil
+	}
+	if names == nil && len(cfg.Model.Predictors) == 0 {
+		return nil
+	}
+	return checkPublicBounds(cfg, names)
+}
+
 func isRegression(name string) bool {
 	for _, mi := range model.Models() {
 		if strings.EqualFold(mi.Name, strings.TrimSpace(name)) {
@@ -130,7 +164,10 @@ func (p *Prepared) initial(r rng.Streams) []float64 {
 	switch p.Config.Init.Kind {
 	case "zero":
 	case "values":
-		copy(theta, p.Config.Init.Values)
+		copy(theta, p.Config.Init.Values) // in the user's units
+		if sc := model.ScalingOf(p.Model); sc != nil {
+			sc.FromUser(theta)
+		}
 	default:
 		rad := or(p.Config.Init.Radius, 2)
 		for i := range theta {
