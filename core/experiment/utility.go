@@ -52,9 +52,11 @@ import (
 //
 // Every run is what a user gets by typing only the public bounds and the
 // budget: logistic regression on the scaled predictors, 4 chains, and the
-// algorithm's defaults for everything else — its default prior (N(0, 10²)
-// for the per-iteration samplers and the non-private reference, noise-aware's
-// N(0, 20²) on the scaled space), iterations and noise planned from the
+// algorithm's defaults for everything else — the default prior of a private
+// regression run, N(0, 20²) on every scaled coefficient, for every algorithm
+// and the non-private reference (until the scaled parameters of issue #16
+// part A, the per-iteration samplers and the reference had N(0, 10²)),
+// iterations and noise planned from the
 // budget (the planner's defaults for the per-iteration samplers). The
 // non-private reference is HMC with 4 × (1000 + 2000) iterations. δ = 1e-5
 // throughout.
@@ -175,7 +177,11 @@ func utilityConfig(d *utilityDesign, alg string, eps, priorSD float64, seed uint
 		bounds[nm] = [2]float64{-1, 1}
 	}
 	cfg := &run.Config{
-		Model:     model.Spec{Model: "logistic", Outcome: "malignant", Predictors: append([]string(nil), d.names...), PriorSD: priorSD},
+		// Scale bounds for every run, the private ones' default: the
+		// non-private reference then has the private runs' prior, N(0, 20²)
+		// per scaled coefficient (the bounds are [−1, 1], so the map is the
+		// identity).
+		Model:     model.Spec{Model: "logistic", Outcome: "malignant", Predictors: append([]string(nil), d.names...), PriorSD: priorSD, Scale: model.ScaleBounds},
 		Data:      run.DataSpec{Bounds: bounds},
 		Algorithm: alg,
 		Chains:    4,

@@ -415,7 +415,9 @@ export class App {
       seed: intOf('seed-input'),
     };
     const prior = Number($('prior-input').value);
-    if (Number.isFinite(prior) && prior > 0 && prior !== 10) cfg.model.prior_sd = prior;
+    // Empty: the engine's default (20 on the scaled predictors of a private
+    // run, 10 in the user's units otherwise).
+    if ($('prior-input').value !== '' && Number.isFinite(prior) && prior > 0) cfg.model.prior_sd = prior;
     const temper = Number($('temper-input').value);
     if (Number.isFinite(temper) && temper > 0 && temper !== 1) cfg.model.temper = temper;
     const init = $('init-select').value;
