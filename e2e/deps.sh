@@ -8,19 +8,26 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 
-if [[ ! -x $CHROMIUM ]]; then
+# Debian packages: chromium, and brotli for the site's precompressed .br
+# files (server/sitebuild writes them only when the tool is on PATH; without
+# them `dpmcmc serve` answers "br, gzip" with gzip while the worker's
+# platform answers br, and e2e/worker.test.mjs compares the two).
+pkgs=()
+[[ -x $CHROMIUM ]] || pkgs+=(chromium)
+command -v brotli >/dev/null || pkgs+=(brotli)
+if ((${#pkgs[@]})); then
 	sudo=()
 	if [[ $(id -u) -ne 0 ]]; then
 		sudo=(sudo -n)
 	fi
 	export DEBIAN_FRONTEND=noninteractive
-	echo "e2e/deps.sh: installing chromium with apt-get"
+	echo "e2e/deps.sh: installing ${pkgs[*]} with apt-get"
 	"${sudo[@]}" apt-get update -q
-	if ! "${sudo[@]}" apt-get install -y -q chromium; then
+	if ! "${sudo[@]}" apt-get install -y -q "${pkgs[@]}"; then
 		# Seen once: a dpkg archive error that a fix-up run cures.
 		echo "e2e/deps.sh: apt-get install failed; retrying after apt-get -f install" >&2
 		"${sudo[@]}" apt-get -f install -y -q
-		"${sudo[@]}" apt-get install -y -q chromium
+		"${sudo[@]}" apt-get install -y -q "${pkgs[@]}"
 	fi
 fi
 "$CHROMIUM" --version 2>/dev/null || true # (Debian's wrapper script prints noise on stderr)
