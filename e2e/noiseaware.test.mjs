@@ -121,6 +121,28 @@ for (const variant of Object.keys(sites)) test(`${variant} site: breast-cancer C
       page5[r[0]] = { or, lo, hi, cell: r.at(-1) };
     }
 
+    // The prior note names exactly the coefficients whose posterior sd is
+    // above 1/√2 of their prior sd in the user's units (N(0, 20²) on the
+    // predictors scaled by the bounds: slope 20/h, intercept
+    // 20·√(1 + Σ(c/h)²)); cells within 2% of the threshold are skipped
+    // (the sd cell has 3 significant digits).
+    const note = page.getByTestId('prior-note');
+    const noteText = (await note.isVisible()) ? await note.textContent() : '';
+    const named = noteText ? noteText.replace(/^Mostly the prior: /, '').split(' (')[0].split(', ') : [];
+    let v0 = 1;
+    const priorSD = {};
+    for (const [c, [lo, hi]] of Object.entries(BOUNDS)) {
+      const ctr = (lo + hi) / 2, h = (hi - lo) / 2;
+      priorSD[c] = 20 / h;
+      v0 += (ctr / h) ** 2;
+    }
+    priorSD.intercept = 20 * Math.sqrt(v0);
+    for (const r of rows) {
+      const ratio = Number(r[col('sd')]) / priorSD[r[0]];
+      if (Math.abs(ratio / Math.SQRT1_2 - 1) < 0.02) continue;
+      assert.equal(named.includes(r[0]), ratio > Math.SQRT1_2, `${r[0]}: sd ${r[col('sd')]}, prior sd ${priorSD[r[0]]}, note "${noteText}"`);
+    }
+
     // A non-private run of the same model (the native CLI's HMC on the
     // same config without the budget): every predictor whose non-private
     // 95% interval excludes 1 has its private median odds ratio on the
@@ -140,7 +162,7 @@ for (const variant of Object.keys(sites)) test(`${variant} site: breast-cancer C
     }));
     const report = [];
     for (const [name, p] of Object.entries(page5)) report.push(`${name}: private ${p.cell}, non-private ${refRows[name]} (median ${ref[name]})`);
-    console.log(`${variant}: ${verdict}\n${rows.map((r) => r.join(' | ')).join('\n')}\n${report.join('\n')}`);
+    console.log(`${variant}: ${verdict}\n${rows.map((r) => r.join(' | ')).join('\n')}\n${noteText}\n${report.join('\n')}`);
     for (const [name, p] of Object.entries(page5)) {
       const m = /^([\d.e+-]+) \(([\d.e+-]+)–([\d.e+-]+)\)$/.exec(refRows[name] ?? '');
       assert.ok(m, `non-private ${name}: ${refRows[name]}`);

@@ -89,6 +89,9 @@ func render(doc document, v *resultsView) {
 	default:
 		verdict.SetAttribute("class", "verdict bad")
 	}
+	pn := byTestID(doc, "prior-note")
+	pn.SetTextContent(v.PriorNote)
+	setHidden(pn, !v.Summarized || v.PriorNote == "")
 	table := byTestID(doc, "summary-table")
 	clear(table)
 	forest := byTestID(doc, "forest-plot")

@@ -58,7 +58,10 @@ type resultsView struct {
 	Table      report.Table
 	RhatOK     []bool // per row of Table
 	Forest     report.Forest
-	Local      []string // one line per chain
+	// PriorNote names the coefficients whose posterior is mostly the prior
+	// (report.PriorNote), "" when none is.
+	PriorNote string
+	Local     []string // one line per chain
 }
 
 // results computes the view of a run: cfg is the resolved config, names
@@ -127,6 +130,10 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 		v.RhatOK = append(v.RhatOK, report.RhatOK(r))
 	}
 	v.Forest = report.NewForest(rows, model, steps)
+	if report.Regression(model) {
+		sd, scaled := run.ModelPrior(cfg)
+		v.PriorNote = report.PriorNote(rows, report.PriorSDs(d.Names, cfg.Data.Bounds, sd, scaled), v.Private)
+	}
 	return v, nil
 }
 

@@ -485,6 +485,12 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		if err := writeSummaryTable(stdout, d.NumChains(), d.NumIterations(), 0, rows, diag.Assess(rows, d.NumChains()), p.Config.Model.Model, steps); err != nil {
 			return err
 		}
+		if report.Regression(p.Config.Model.Model) {
+			sd, scaled := run.ModelPrior(p.Config)
+			if note := report.PriorNote(rows, report.PriorSDs(d.Names, p.Config.Data.Bounds, sd, scaled), run.IsPrivate(p.Config.Algorithm)); note != "" {
+				fmt.Fprintln(stdout, note)
+			}
+		}
 	}
 	if !f.quiet {
 		fmt.Fprintf(stderr, "%s:\n", report.LocalHeading)

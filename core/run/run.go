@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -146,6 +147,26 @@ func checkBoundsEarly(cfg *Config, names []string) error {
 		return nil
 	}
 	return checkPublicBounds(cfg, names)
+}
+
+// ModelPrior returns s of the N(0, s²) prior on every coefficient of a
+// regression run as it runs (the config's, else the default) and whether it
+// is on the predictors scaled to [−1, 1] by their public bounds (scale =
+// bounds, the default of a private run, and always for noise-aware).
+func ModelPrior(cfg *Config) (sd float64, scaled bool) {
+	c := withDefaultScale(cfg)
+	scaled = strings.EqualFold(c.Model.Scale, model.ScaleBounds) || c.Algorithm == NoiseAware
+	sd = c.Model.PriorSD
+	if v, err := strconv.ParseFloat(strings.TrimSpace(c.Model.Options["prior-sd"]), 64); sd == 0 && err == nil {
+		sd = v
+	}
+	if sd == 0 {
+		sd = 10
+		if scaled {
+			sd = model.DefaultScaledPriorSD
+		}
+	}
+	return sd, scaled
 }
 
 func isRegression(name string) bool {

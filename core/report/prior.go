@@ -1,0 +1,91 @@
+package report
+
+import (
+	"math"
+	"strings"
+
+	"github.com/dpmcmc/dpmcmc/core/diag"
+)
+
+// MostlyPriorShare is the share of a coefficient's prior sd above which its
+// posterior sd marks it as mostly prior: with a N(0, s²) prior and a
+// Gaussian likelihood of precision λ, sd_post/sd_prior = (1 + λs²)^−½, so
+// 1/√2 is where the data (as released) carry exactly the prior's
+// information (λ = 1/s²); above it they carry less than the prior.
+const MostlyPriorShare = 0.7071067811865476
+
+// PriorSDs returns every regression coefficient's prior sd in the user's
+// units, for a N(0, s²) prior on each coefficient of the model's own
+// parameterization. Unscaled: s for each. Scaled by the public bounds
+// (model.Scaling: x̃_j = (x_j − c_j)/h_j): a slope's is s/h_j and, with an
+// intercept θ_0 = β_0 − Σ_j β_j c_j/h_j, the intercept's is
+// s·√(1 + Σ_j (c_j/h_j)²). names are the parameters in order (the
+// intercept, when there is one, is named "intercept" and comes first);
+// bounds the public bounds of the predictors. A coefficient whose scaled
+// prior sd cannot be computed (no bound) is left out.
+func PriorSDs(names []string, bounds map[string][2]float64, s float64, scaled bool) map[string]float64 {
+	out := map[string]float64{}
+	if !(s > 0) {
+		return out
+	}
+	intercept := len(names) > 0 && names[0] == "intercept"
+	v0 := 1.0
+	complete := true
+	for _, nm := range names {
+		if nm == "intercept" {
+			continue
+		}
+		if !scaled {
+			out[nm] = s
+			continue
+		}
+		b, ok := bounds[nm]
+		if !ok || !(b[0] < b[1]) {
+			complete = false
+			continue
+		}
+		c, h := (b[0]+b[1])/2, (b[1]-b[0])/2
+		if !intercept {
+			c, h = 0, math.Max(math.Abs(b[0]), math.Abs(b[1]))
+		}
+		out[nm] = s / h
+		v0 += (c / h) * (c / h)
+	}
+	if intercept && (!scaled || complete) {
+		out["intercept"] = s * math.Sqrt(v0)
+	}
+	return out
+}
+
+// MostlyPrior returns, in row order, the coefficients whose posterior sd is
+// at least MostlyPriorShare of their prior sd (prior from PriorSDs).
+func MostlyPrior(rows []diag.ParamSummary, prior map[string]float64) []string {
+	var out []string
+	for _, r := range rows {
+		if p, ok := prior[r.Name]; ok && p > 0 && r.SD > MostlyPriorShare*p {
+			out = append(out, r.Name)
+		}
+	}
+	return out
+}
+
+// PriorNote is the sentence shown under the summary when some coefficients
+// are mostly prior (MostlyPrior), "" otherwise; private says whether the
+// draws are a private run's. It is computed from the released draws and the
+// public prior: post-processing.
+func PriorNote(rows []diag.ParamSummary, prior map[string]float64, private bool) string {
+	names := MostlyPrior(rows, prior)
+	if len(names) == 0 {
+		return ""
+	}
+	what, their := "it", "its interval shows"
+	if len(names) > 1 {
+		what, their = "them", "their intervals show"
+	}
+	data, more := "the data say", "More rows or a narrower prior (only if it is public knowledge) would narrow them."
+	if private {
+		data, more = "the data, as released at this budget, say", "A larger ε, more rows or fewer predictors narrow them."
+	}
+	return "Mostly the prior: " + strings.Join(names, ", ") + " (posterior sd above " + Num(MostlyPriorShare, 'g', 2) +
+		" × the prior sd, so the prior carries more information than the data): " + data + " little about " + what + "; " + their + " the prior's width, not an estimate. " + more
+}

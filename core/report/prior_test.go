@@ -1,0 +1,54 @@
+package report
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/dpmcmc/dpmcmc/core/diag"
+)
+
+// Age 18:90 (centre 54, half-range 36) and dose 0:5 (2.5, 2.5) with s = 20
+// on the scaled coefficients: slopes 20/36 and 20/2.5 per unit; the
+// intercept θ_0 = β_0 − 1.5β_age − β_dose has sd 20·√(1 + 1.5² + 1²).
+func TestPriorSDs(t *testing.T) {
+	names := []string{"intercept", "age", "dose"}
+	bounds := map[string][2]float64{"age": {18, 90}, "dose": {0, 5}}
+	got := PriorSDs(names, bounds, 20, true)
+	want := map[string]float64{"age": 20.0 / 36, "dose": 8, "intercept": 20 * math.Sqrt(1+2.25+1)}
+	for k, w := range want {
+		if math.Abs(got[k]-w) > 1e-12*w {
+			t.Errorf("%s: prior sd %v, want %v", k, got[k], w)
+		}
+	}
+	if u := PriorSDs(names, bounds, 10, false); u["age"] != 10 || u["intercept"] != 10 {
+		t.Errorf("unscaled: %v", u)
+	}
+	// Without an intercept the slopes are scaled by max(|lo|, |hi|).
+	if g := PriorSDs([]string{"age"}, bounds, 20, true); math.Abs(g["age"]-20.0/90) > 1e-15 {
+		t.Errorf("no intercept: %v", g)
+	}
+	// A missing bound leaves that slope and the intercept out.
+	if g := PriorSDs(names, map[string][2]float64{"age": {18, 90}}, 20, true); len(g) != 1 {
+		t.Errorf("missing bound: %v", g)
+	}
+}
+
+func TestPriorNote(t *testing.T) {
+	prior := map[string]float64{"intercept": 10, "age": 1, "dose": 2}
+	rows := []diag.ParamSummary{{Name: "intercept", SD: 9}, {Name: "age", SD: 0.7}, {Name: "dose", SD: 1.42}}
+	if got := MostlyPrior(rows, prior); strings.Join(got, ",") != "intercept,dose" {
+		t.Errorf("MostlyPrior = %v", got)
+	}
+	note := PriorNote(rows, prior, true)
+	if !strings.Contains(note, "intercept, dose") || strings.Contains(note, "age") || !strings.Contains(note, "ε") {
+		t.Errorf("note %q", note)
+	}
+	if note := PriorNote(rows, prior, false); note == "" || strings.Contains(note, "ε") {
+		t.Errorf("non-private note %q", note)
+	}
+	rows[0].SD, rows[2].SD = 1, 1
+	if note := PriorNote(rows, prior, true); note != "" {
+		t.Errorf("nothing mostly prior, note %q", note)
+	}
+}
