@@ -26,7 +26,7 @@ const GridBits = 24
 // (the expansion points only need to be near the mode; the last release
 // carries the likelihood). scoreShare is the share of a release's μ² given
 // to the score S (the rest to M).
-var (
+const (
 	firstShare = 0.2
 	scoreShare = 0.6
 )

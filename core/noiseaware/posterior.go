@@ -93,8 +93,6 @@ func modelErrorVar(rel *Release) float64 {
 // drawInfo draws M from its pivot, M̃ − E with E a fresh draw of the
 // release noise, projected onto the positive semi-definite cone
 // (eigenvalues clipped at 0). It uses q.sig and q.c as scratch.
-var expTries = 0
-
 func (q *Posterior) drawInfo(r *rand.Rand) {
 	d := q.d
 	for j := range d {
