@@ -209,6 +209,34 @@ func TestCalibrationPriorPredictive(t *testing.T) {
 	}
 }
 
+// The band, 0.85–0.95, holds for prior-predictive truths of the
+// effect sizes a clinical analysis expects: N(0, s²) on the scaled
+// coefficients with s = 2.5 (an odds ratio of e^±4 across half a predictor's
+// public range at 1.6 sd) and s = 5, the algorithm run with that prior, at
+// the two settings. Measured (200 replicates × 6 coefficients, seed
+// 11): 0.876 (s = 2.5) and 0.873 (s = 5) at n = 569, ε = 3; 0.894 and
+// 0.884 at n = 5,000, ε = 1. At s = 10 (TestCalibrationPriorPredictive)
+// many replicates are close to separation and the expansion falls short
+// (0.83–0.85): even noise-free releases (ε = 1000) cover 0.84, because the
+// damped Newton path ends 3–4 Laplace sds from the mode, and the exact
+// Laplace approximation at the mode covers only 0.88–0.89 there.
+func TestCalibrationPriorPredictiveModerateEffects(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulation")
+	}
+	for _, c := range []struct {
+		n   int
+		eps float64
+		s   float64
+	}{{569, 3, 2.5}, {569, 3, 5}, {5000, 1, 2.5}, {5000, 1, 5}} {
+		cov, by := priorPredictiveCoverage(t, c.n, c.eps, c.s, 200, 11)
+		t.Logf("n = %d, ε = %v, s = %v: prior-predictive coverage %.3f, by coefficient %.2f", c.n, c.eps, c.s, cov, by)
+		if cov < 0.85 || cov > 0.95 {
+			t.Errorf("n = %d, ε = %v, s = %v: prior-predictive coverage %.3f outside the issue's 0.85–0.95", c.n, c.eps, c.s, cov)
+		}
+	}
+}
+
 // doneWhen runs 4 chains × 1000 draws sharing one release at ε and returns
 // the summary rows and the non-private posterior (same prior).
 func doneWhen(t *testing.T, m model.Model, eps float64, key byte) ([]diag.ParamSummary, []float64, []float64) {
