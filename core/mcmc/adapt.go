@@ -189,3 +189,55 @@ func (w *varianceWindows) observe(theta, invMetric []float64) bool {
 	w.counter++
 	return false
 }
+
+// dpMetric adapts a DP kernel's diagonal proposal metric during warmup from
+// the chain's own states (issue #16 part A). The states are functions of
+// the released noisy statistics and the public randomness only, so this is
+// post-processing: it spends no privacy, and the DP kernels' per-iteration
+// cost does not depend on the metric (dp-penalty and dp-hmc clip the
+// log-likelihood ratio to Clip·‖θ' − θ‖ of the actual move, and dp-hmc's
+// gradient noise depends on GradClip alone). The schedule is Stan's windows
+// (varianceWindows). At the end of each slow window the metric w_j becomes
+// the regularised variance estimate v_j rescaled to the geometric mean of
+// the previous metric, w_j = v_j·G(w)/G(v): only the shape changes, so the
+// step that dual averaging tuned on the accept bits stays about right, and
+// a chain that did not move (every v_j equal) keeps its metric.
+type dpMetric struct {
+	w   *varianceWindows
+	est []float64 // scratch: the window's variance estimate
+}
+
+func newDPMetric(on bool, d int) *dpMetric {
+	if !on {
+		return nil
+	}
+	return &dpMetric{w: newVarianceWindows(d), est: make([]float64, d)}
+}
+
+// plan sets the schedule for a warmup of the given length.
+func (a *dpMetric) plan(warmup int) {
+	if a != nil {
+		a.w.plan(warmup)
+	}
+}
+
+// observe records a warmup state; when a window ends it rescales metric
+// (variances per coordinate) in place and reports true.
+func (a *dpMetric) observe(theta, metric []float64) bool {
+	if a == nil || !a.w.observe(theta, a.est) {
+		return false
+	}
+	var lw, lv float64
+	for j, v := range a.est {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return false
+		}
+		lw += mathx.Log(metric[j])
+		lv += mathx.Log(v)
+	}
+	f := mathx.Exp((lw - lv) / float64(len(metric)))
+	for j, v := range a.est {
+		metric[j] = v * f
+	}
+	return true
+}

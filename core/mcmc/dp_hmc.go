@@ -62,6 +62,7 @@ type DPHMC struct {
 	sqrtN  float64
 
 	invM, sqrtM    []float64
+	metric         *dpMetric
 	theta, thNew   []float64
 	gCur, gNew     []float64 // clipped gradient sums (noiseless) at θ and at the trajectory's point
 	gNoisy, gPrior []float64 // scratch
@@ -101,6 +102,9 @@ type DPHMCConfig struct {
 	Relation string `json:"relation,omitempty"`
 	// Adapt tunes Step during warmup from the accept bits.
 	Adapt bool `json:"adapt,omitempty"`
+	// AdaptMetric also adapts InvMetric during warmup from the chain's own
+	// states (dpMetric; needs Adapt and no InvMetric given).
+	AdaptMetric bool `json:"adapt_metric,omitempty"`
 	// TargetAccept is the dual-averaging target (default 0.65).
 	TargetAccept float64 `json:"target_accept,omitempty"`
 	// MaxEnergyError marks a trajectory divergent (default 1000).
@@ -185,10 +189,9 @@ func NewDPHMC(m model.Model, cfg DPHMCConfig) (*DPHMC, error) {
 		gNoisy: make([]float64, d), gPrior: make([]float64, d), p: make([]float64, d),
 		llCur: make([]float64, n), llProp: make([]float64, n),
 		ad: ad, noiseScale: 1,
+		metric: newDPMetric(cfg.AdaptMetric && cfg.Adapt && cfg.InvMetric == nil, d),
 	}
-	for j, v := range invM {
-		k.sqrtM[j] = 1 / math.Sqrt(v)
-	}
+	k.setMetric()
 	return k, nil
 }
 
@@ -309,8 +312,28 @@ func (k *DPHMC) Step(r rng.Streams) Info {
 	return info
 }
 
-// Adapt implements Adaptive (accept bit only).
-func (k *DPHMC) Adapt(it int, info Info) { k.step = k.ad.update(k.step, info.Accepted) }
+// setMetric derives the momentum scale from invM.
+func (k *DPHMC) setMetric() {
+	for j, v := range k.invM {
+		k.sqrtM[j] = 1 / math.Sqrt(v)
+	}
+}
+
+// Adapt implements Adaptive: the step from the accept bit, the diagonal
+// metric from the chain's states (AdaptMetric).
+func (k *DPHMC) Adapt(it int, info Info) {
+	k.step = k.ad.update(k.step, info.Accepted)
+	if k.ad.adapting && k.metric.observe(k.theta, k.invM) {
+		k.setMetric()
+		k.ad.da.Restart(k.step)
+	}
+}
+
+// PlanWarmup implements WarmupPlanner (the metric's windows).
+func (k *DPHMC) PlanWarmup(warmup int) { k.metric.plan(warmup) }
+
+// InvMetricNow is the current diagonal of M⁻¹ (a copy).
+func (k *DPHMC) InvMetricNow() []float64 { return append([]float64(nil), k.invM...) }
 
 // EndWarmup implements Adaptive.
 func (k *DPHMC) EndWarmup() { k.step = k.ad.final(k.step) }

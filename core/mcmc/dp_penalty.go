@@ -57,6 +57,8 @@ type DPPenalty struct {
 	dir           []float64 // GRW directions ±1
 	ready         bool
 	ad            dpAdapt
+	metric        *dpMetric
+	variance      []float64 // scale², the metric dpMetric adapts
 
 	// noiseScale multiplies the noise std (1; tests set 0.5 for a
 	// deliberately broken variant in the privacy audit).
@@ -84,6 +86,9 @@ type DPPenaltyConfig struct {
 	GRW bool `json:"grw,omitempty"`
 	// Adapt tunes Step during warmup from the accept bits.
 	Adapt bool `json:"adapt,omitempty"`
+	// AdaptMetric also adapts Scale during warmup, per coordinate, from the
+	// chain's own states (dpMetric; needs Adapt and no Scale given).
+	AdaptMetric bool `json:"adapt_metric,omitempty"`
 	// TargetAccept is the dual-averaging target (default 0.3).
 	TargetAccept float64 `json:"target_accept,omitempty"`
 	// Box optionally restricts the chain to a public box.
@@ -147,6 +152,13 @@ func NewDPPenalty(m model.Model, cfg DPPenaltyConfig) (*DPPenalty, error) {
 		theta: make([]float64, d), prop: make([]float64, d),
 		llCur: make([]float64, n), llProp: make([]float64, n),
 		dir: make([]float64, d), ad: ad, noiseScale: 1,
+		metric: newDPMetric(cfg.AdaptMetric && cfg.Adapt && cfg.Scale == nil, d),
+	}
+	if k.metric != nil {
+		k.variance = make([]float64, d)
+		for j, v := range sc {
+			k.variance[j] = v * v
+		}
 	}
 	return k, nil
 }
@@ -235,8 +247,23 @@ func (k *DPPenalty) reject(j int) {
 	}
 }
 
-// Adapt implements Adaptive (accept bit only).
-func (k *DPPenalty) Adapt(it int, info Info) { k.step = k.ad.update(k.step, info.Accepted) }
+// Adapt implements Adaptive: the step from the accept bit, the per-coordinate
+// scale from the chain's states (AdaptMetric).
+func (k *DPPenalty) Adapt(it int, info Info) {
+	k.step = k.ad.update(k.step, info.Accepted)
+	if k.ad.adapting && k.metric.observe(k.theta, k.variance) {
+		for j, v := range k.variance {
+			k.scale[j] = math.Sqrt(v)
+		}
+		k.ad.da.Restart(k.step)
+	}
+}
+
+// PlanWarmup implements WarmupPlanner (the metric's windows).
+func (k *DPPenalty) PlanWarmup(warmup int) { k.metric.plan(warmup) }
+
+// Scale is the current per-coordinate proposal scale (a copy).
+func (k *DPPenalty) Scale() []float64 { return append([]float64(nil), k.scale...) }
 
 // EndWarmup implements Adaptive.
 func (k *DPPenalty) EndWarmup() { k.step = k.ad.final(k.step) }

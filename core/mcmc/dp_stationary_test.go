@@ -40,6 +40,9 @@ var dpStationaryCases = []dpCase{
 	{"penalty/noise-grw", func(m model.Model) (Kernel, error) {
 		return NewDPPenalty(m, DPPenaltyConfig{Step: 0.1, Clip: 20, Tau: 0.02, GRW: true})
 	}, 2000, 300000, true},
+	{"penalty/noise-adapt-metric", func(m model.Model) (Kernel, error) {
+		return NewDPPenalty(m, DPPenaltyConfig{Step: 0.08, Clip: 20, Tau: 0.02, Adapt: true, AdaptMetric: true})
+	}, 3000, 200000, true},
 	{"hmc/noise-off", func(m model.Model) (Kernel, error) {
 		return NewDPHMC(m, DPHMCConfig{Step: 0.04, Leapfrog: 8, Clip: 1e3, GradClip: 1e3, Tau: 1, TauGrad: 1, NoiseOff: true})
 	}, 500, 40000, true},
@@ -49,6 +52,11 @@ var dpStationaryCases = []dpCase{
 	{"hmc/noise-gradclip-adapt", func(m model.Model) (Kernel, error) {
 		// Gradient clipping does not change the target (Thm 3.3).
 		return NewDPHMC(m, DPHMCConfig{Step: 0.04, Leapfrog: 8, Clip: 20, GradClip: 1, Tau: 0.003, TauGrad: 0.005, Adapt: true})
+	}, 1000, 40000, false},
+	{"hmc/noise-adapt-metric", func(m model.Model) (Kernel, error) {
+		// Some per-row gradients are clipped once the metric lengthens the
+		// trajectory; gradient clipping does not change the target.
+		return NewDPHMC(m, DPHMCConfig{Step: 0.04, Leapfrog: 8, Clip: 20, GradClip: 20, Tau: 0.003, TauGrad: 0.005, Adapt: true, AdaptMetric: true})
 	}, 1000, 40000, false},
 	{"mala/noise-off", func(m model.Model) (Kernel, error) {
 		return NewDPMALA(m, DPMALAConfig{Step: 0.1, Clip: 1e3, GradClip: 1e3, Tau: 1, NoiseOff: true})

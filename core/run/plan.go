@@ -207,12 +207,12 @@ func stepCost(alg string, s Settings, relation string, n, d int) (mcmc.PrivacyCo
 
 func penaltyConfig(s Settings, relation string, n int) mcmc.DPPenaltyConfig {
 	return mcmc.DPPenaltyConfig{Step: or(s.Step, 0.05), Clip: s.Clip, Tau: s.Tau, N: n, Relation: relation,
-		OCU: s.OCU, GRW: s.GRW, Adapt: !s.NoAdapt, TargetAccept: s.TargetAccept}
+		OCU: s.OCU, GRW: s.GRW, Adapt: !s.NoAdapt, AdaptMetric: !s.NoAdapt, TargetAccept: s.TargetAccept}
 }
 
 func hmcConfig(s Settings, relation string, n int) mcmc.DPHMCConfig {
 	return mcmc.DPHMCConfig{Step: or(s.Step, 0.01), Leapfrog: orInt(s.Leapfrog, 10), Clip: s.Clip, GradClip: s.GradClip,
-		Tau: s.Tau, TauGrad: s.TauGrad, N: n, Relation: relation, Adapt: !s.NoAdapt, TargetAccept: s.TargetAccept,
+		Tau: s.Tau, TauGrad: s.TauGrad, N: n, Relation: relation, Adapt: !s.NoAdapt, AdaptMetric: !s.NoAdapt, TargetAccept: s.TargetAccept,
 		Jitter: mcmc.JitterConfig{Kind: s.Jitter}}
 }
 
