@@ -91,7 +91,7 @@ var quickChecks = map[string]func(t *testing.T, dir string){
 	},
 	// Utility (issue #16 part C), quick form: the recommended private
 	// algorithm (auto) on the 569-row breast-cancer design at ε = 1 and 3,
-	// 40 simulated replicates each. Its chains must converge (R-hat ≤ 1.01,
+	// 200 simulated replicates each. Its chains must converge (R-hat ≤ 1.01,
 	// bulk-ESS ≥ 400) and its 90% intervals must cover the truth at the
 	// issue's band 0.8–0.97 when the true coefficients are drawn from the
 	// prior the algorithm uses (prior-predictive coverage: 0.9 for an exact
@@ -123,8 +123,13 @@ var quickChecks = map[string]func(t *testing.T, dir string){
 			}
 			n++
 			atLeast(t, "auto coverage of 90% intervals at the fixed truth at ε="+r["epsilon"], cnum(t, r, "coverage_90"), experiment.UtilityCoverageRange[0])
-			if pp := cnum(t, r, "coverage_90_prior_predictive"); pp < experiment.UtilityCoverageRange[0] || pp > experiment.UtilityCoverageRange[1] {
-				t.Errorf("auto prior-predictive coverage of 90%% intervals at ε=%s: %.3f outside %.2f–%.2f", r["epsilon"], pp, experiment.UtilityCoverageRange[0], experiment.UtilityCoverageRange[1])
+			// The release noise is fresh in every CI run, so the estimate
+			// (200 replicates, SE ≈ 0.027) varies: it fails when the
+			// coverage is outside the band by more than 2 of its standard
+			// errors (a plug-in posterior that ignores the noise covers 0).
+			pp, se := cnum(t, r, "coverage_90_prior_predictive"), cnum(t, r, "prior_predictive_se")
+			if lo, hi := experiment.UtilityCoverageRange[0], experiment.UtilityCoverageRange[1]; pp+2*se < lo || pp-2*se > hi {
+				t.Errorf("auto prior-predictive coverage of 90%% intervals at ε=%s: %.3f ± %.3f outside %.2f–%.2f", r["epsilon"], pp, se, lo, hi)
 			}
 		}
 		if n == 0 {
