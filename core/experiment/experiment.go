@@ -140,6 +140,8 @@ type Figure struct {
 	Dense bool
 	// XTicks, when set, are the labelled x ticks (e.g. the ε grid).
 	XTicks []float64
+	// YMin, YMax, when YMin < YMax, fix the y range (e.g. a coverage axis).
+	YMin, YMax float64
 }
 
 // Output is what an experiment produced.

@@ -119,7 +119,7 @@ func Render(f *experiment.Figure, dir string) ([]string, error) {
 				sc.GlyphStyle.Shape = plotutil.Shape(si)
 				p.Add(sc)
 				p.Legend.Add(s.Label, l, sc)
-			} else {
+			} else if s.Label != "" {
 				p.Legend.Add(s.Label, l)
 			}
 		}
@@ -133,6 +133,9 @@ func Render(f *experiment.Figure, dir string) ([]string, error) {
 	}
 	padRange(&p.X.Min, &p.X.Max, f.LogX)
 	padRange(&p.Y.Min, &p.Y.Max, f.LogY)
+	if f.YMin < f.YMax {
+		p.Y.Min, p.Y.Max = f.YMin, f.YMax
+	}
 	w, h := f.Width, f.Height
 	if w == 0 {
 		w = 16
