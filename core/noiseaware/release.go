@@ -184,19 +184,44 @@ func Run(p *Plan, m model.Model, noise *rand.Rand) (*Release, error) {
 			} else if r == 0 && rd.Family == "poisson" && rd.Intercept {
 				theta = p.loglinearStart(rd.N, S, Mn)
 			} else {
-				theta = p.newtonStep(rd.Family, theta, S, Mn)
+				theta = p.newtonStep(rd.Family, theta, S, Mn, p.newtonDamping(r, d))
 			}
 		}
 	}
 	return rel, nil
 }
 
+// NewtonDamping is κ of the Newton steps' Levenberg–Marquardt term
+// λ = κ·σ_M·√d (see newtonStep). The released M̃ carries symmetric noise of
+// spectral norm about σ_M·√(2d); in directions where the information is
+// below that level the undamped step is driven by the noise: on the
+// breast-cancer design resampled to n = 5,000 at ε = 8 the expansion points
+// then moved away from the mode (8.5 → 17.6 → 21.6 Laplace sds along the
+// path) and the radius's 90% intervals covered the truth 0.67 of the time.
+// Measured (fixed truth, 100 replicates, and prior-predictive coverage;
+// κ = 0 / 0.25 / 0.5 / 1): n = 5,000, ε = 3 radius 0.64 / 0.97 / 0.97 /
+// 0.92; ε = 8 radius 0.67 / 0.96 / 0.95; n = 50,000, ε = 1 radius 0.83 /
+// 1.00; n = 50,000, ε = 8 radius sd 2.2 / 1.3 / 1.0 (coverage 1.00 / 1.00 /
+// 1.00); prior-predictive (N(0, 10²) truths) n = 569, ε = 3 0.838 / 0.841 /
+// 0.833 / 0.835, n = 5,000, ε = 1 0.830 / 0.826 / 0.814, n = 50,000,
+// ε = 8 0.879 / 0.917 / 0.925; N(0, 2.5²) truths, n = 569, ε = 3 0.882 /
+// 0.893 / 0.900. 0.25 fixes the under-coverage without losing calibration
+// at n ≤ 5,000.
+const NewtonDamping = 0.25
+
+// newtonDamping is λ = NewtonDamping·σ_M·√d of the step after release r
+// (σ_M that release's information noise std): public.
+func (p *Plan) newtonDamping(r, d int) float64 {
+	return NewtonDamping * p.Blocks[2*r+1].Std * math.Sqrt(float64(d))
+}
+
 // newtonStep is one damped Newton step on the log posterior from the
-// released (S̃, M̃): θ + (M̃₊/φ + I/s²)⁻¹(S̃/φ − θ/s²), with M̃₊ the
-// eigenvalue-clipped PSD part of M̃, and the step shrunk so that the largest
-// change of the linear predictor over the public box, Σ_j |Δθ_j|, is at most
-// maxEtaStep (post-processing of the release).
-func (p *Plan) newtonStep(family string, theta, S, M []float64) []float64 {
+// released (S̃, M̃): θ + (M̃₊/φ + (1/s² + λ)I)⁻¹(S̃/φ − θ/s²), with M̃₊ the
+// eigenvalue-clipped PSD part of M̃ and λ ≥ 0 a Levenberg–Marquardt term
+// against the release noise in M̃ (newtonDamping), and the step shrunk so
+// that the largest change of the linear predictor over the public box,
+// Σ_j |Δθ_j|, is at most maxEtaStep (post-processing of the release).
+func (p *Plan) newtonStep(family string, theta, S, M []float64, lambda float64) []float64 {
 	d := len(theta)
 	prec := psdPart(M, d)
 	inv := 1 / (p.PriorSD * p.PriorSD)
@@ -205,7 +230,7 @@ func (p *Plan) newtonStep(family string, theta, S, M []float64) []float64 {
 		for k := range d {
 			prec[j*d+k] /= p.Phi
 		}
-		prec[j*d+j] += inv
+		prec[j*d+j] += inv + lambda
 		g[j] = S[j]/p.Phi - theta[j]*inv
 	}
 	step := make([]float64, d)
