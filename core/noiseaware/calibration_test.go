@@ -240,8 +240,9 @@ func TestCalibrationPriorPredictive(t *testing.T) {
 // coefficients with s = 2.5 (an odds ratio of e^±4 across half a predictor's
 // public range at 1.6 sd) and s = 5, the algorithm run with that prior, at
 // the two settings. Measured (200 replicates × 6 coefficients, seed
-// 11): 0.876 (s = 2.5) and 0.873 (s = 5) at n = 569, ε = 3; 0.894 and
-// 0.884 at n = 5,000, ε = 1. At s = 10 (TestCalibrationPriorPredictive)
+// 11): 0.886 (s = 2.5) and 0.875 (s = 5) at n = 569, ε = 3; 0.886 and
+// 0.866 at n = 5,000, ε = 1 (before the Newton damping: 0.876, 0.873,
+// 0.894, 0.884). At s = 10 (TestCalibrationPriorPredictive)
 // many replicates are close to separation and the expansion falls short
 // (0.83–0.85): even noise-free releases (ε = 1000) cover 0.84, because the
 // damped Newton path ends 3–4 Laplace sds from the mode, and the exact
