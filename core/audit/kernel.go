@@ -157,9 +157,13 @@ func Neighbours(shared [][]float64, adv, slope []float64, box []model.Interval) 
 type KernelSpec struct {
 	// New builds the kernel for neighbour nb (0: D, 1: D′). It is called
 	// once per run: kernels are stateful.
-	New        func(nb int) (mcmc.Kernel, error)
-	Theta0     []float64
-	Steps      int    // default 1
+	New    func(nb int) (mcmc.Kernel, error)
+	Theta0 []float64
+	Steps  int // default 1
+	// Warmup is the number of leading steps run as warmup (PlanWarmup,
+	// Adapt after each, EndWarmup after the last), as a run does: the
+	// adaptation is then part of the audited mechanism.
+	Warmup     int
 	PublicSeed uint64 // seed of the public stream
 	// Reuse lets one kernel serve many runs (re-Init'ed before each):
 	// only for kernels whose Init resets every state the next steps read
@@ -195,9 +199,19 @@ func (s KernelSpec) Mechanism() Mechanism {
 		r := rng.Streams{Public: rand.New(rand.NewPCG(s.PublicSeed, 0x5eed)), Noise: noise}
 		d := len(s.Theta0)
 		out := make([]float64, 0, steps*d)
-		for range steps {
-			k.Step(r)
+		ad, _ := k.(mcmc.Adaptive)
+		if pl, ok := k.(mcmc.WarmupPlanner); ok && s.Warmup > 0 {
+			pl.PlanWarmup(s.Warmup)
+		}
+		for it := range steps {
+			info := k.Step(r)
 			out = append(out, k.Position()...)
+			if ad != nil && it < s.Warmup {
+				ad.Adapt(it, info)
+				if it == s.Warmup-1 {
+					ad.EndWarmup()
+				}
+			}
 		}
 		return out, nil
 	}

@@ -122,13 +122,21 @@ func relFactor(rel string) float64 {
 // clip r with c = r|u| = 5, so the correct kernel's noise std is σ = 10.
 // The released position is θ′ = u if accepted, else θ = 0. The public prior
 // slope β puts D's mean log acceptance m0 = −c + βu − σ_k²/2 at m0, where
-// the accept bit is most informative.
-func penaltyCase(t *testing.T, v variant, steps int, m0, delta float64) auditCase {
+// the accept bit is most informative. With adapt, τ = 2.5 (μ = 0.2) and
+// every step is a warmup step with the run's adaptation (step and diagonal
+// metric) on.
+func penaltyCase(t *testing.T, v variant, steps int, m0, delta float64, adapt bool) auditCase {
 	const (
-		n, tau, step = 4, 0.5, 1.0
-		c            = 5.0
-		seed         = 11
+		n, step = 4, 1.0
+		c       = 5.0
+		seed    = 11
 	)
+	tau := 0.5
+	if adapt {
+		// μ = 0.2 per step, so that 30 steps compose to a claim a seeded
+		// bug can exceed within 10⁵ trials.
+		tau = 2.5
+	}
 	u := step * publicNorm(seed, 0)
 	r := c / math.Abs(u)
 	cfg := mcmc.DPPenaltyConfig{Step: step, Clip: r, Tau: tau}
@@ -144,6 +152,7 @@ func penaltyCase(t *testing.T, v variant, steps int, m0, delta float64) auditCas
 	kc.Clip = r * v.clip
 	kc.Tau = tau * v.noise / v.clip
 	kc.Relation = v.relation
+	kc.Adapt, kc.AdaptMetric = adapt, adapt
 	ck := kc.Clip * math.Abs(u)
 	sigma := kc.Tau * math.Sqrt(n) * relFactor(v.relation) * ck
 	beta := (m0 + ck + sigma*sigma/2) / u
@@ -154,8 +163,13 @@ func penaltyCase(t *testing.T, v variant, steps int, m0, delta float64) auditCas
 		},
 		Theta0: []float64{0}, Steps: steps, PublicSeed: seed,
 	}
+	name := fmt.Sprintf("dp-penalty (%d step%s)", steps, map[bool]string{true: "s"}[steps > 1])
+	if adapt {
+		spec.Warmup = steps
+		name = fmt.Sprintf("dp-penalty (%d warmup steps, step and metric adapted)", steps)
+	}
 	stats := []Statistic{Moves(spec.Theta0), Final(0, 1, "θ_T")}
-	return auditCase{kernel: fmt.Sprintf("dp-penalty (%d step%s)", steps, map[bool]string{true: "s"}[steps > 1]),
+	return auditCase{kernel: name,
 		variant: v.name, mech: spec.Mechanism(), claim: claim, delta: delta, stats: stats, broken: v.broken, trials: 100000}
 }
 
@@ -167,7 +181,7 @@ func TestAuditDPPenalty(t *testing.T) {
 			if v.name == "clip-removed" {
 				m0 = -60 // D′ accepts always; make D reject always
 			}
-			runAudit(t, penaltyCase(t, v, 1, m0, 1e-3))
+			runAudit(t, penaltyCase(t, v, 1, m0, 1e-3, false))
 		})
 	}
 	// A short chain: 5 iterations, the claim for 5 compositions.
@@ -178,7 +192,7 @@ func TestAuditDPPenalty(t *testing.T) {
 			if v.broken {
 				m0 = -60
 			}
-			c := penaltyCase(t, v, 5, m0, 1e-3)
+			c := penaltyCase(t, v, 5, m0, 1e-3, false)
 			if v.broken {
 				// D moves twice with probability ≈ 3e−5 (measured), so 10⁵
 				// trials leave the bound at the claim (ε_lb 8.66 vs 8.79
@@ -187,6 +201,25 @@ func TestAuditDPPenalty(t *testing.T) {
 				c.trials = 300000
 			}
 			runAudit(t, c)
+		})
+	}
+}
+
+// dp-penalty with the warmup adaptation a run uses (dual averaging of the
+// step on the accept bits and the diagonal metric from the chain's own
+// states), 30 warmup iterations (μ = 0.2 each) on the pair of penaltyCase:
+// the adaptation reads only released states, so the claim for 30
+// compositions must hold. The seeded bug (clip removed) shows the case can
+// fail. The model is one-dimensional, so the metric (rescaled to its
+// geometric mean) keeps its value; what this exercises is the step's dual
+// averaging with its restarts at the window ends, the same kind of
+// adaptation from released states.
+// Measured: correct ε_lb 0.24 vs claim 3.52; clip removed 9.48 (caught).
+func TestAuditDPPenaltyAdaptedWarmup(t *testing.T) {
+	for _, v := range []variant{kernelVariants[0], kernelVariants[2]} {
+		t.Run(v.name, func(t *testing.T) {
+			t.Parallel()
+			runAudit(t, penaltyCase(t, v, 30, -60, 1e-3, true))
 		})
 	}
 }
