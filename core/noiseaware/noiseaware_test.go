@@ -266,3 +266,41 @@ func TestJacobiPSD(t *testing.T) {
 		}
 	}
 }
+
+// With few rows and a small ε the first release's noise sd exceeds n/2; the
+// LDA start then used an empty clamp interval for n̂₁ and returned NaN (n =
+// 100, ε = 0.1: every draw non-finite). Every expansion point and every
+// draw must be finite.
+func TestSmallNLargeNoiseFinite(t *testing.T) {
+	m := buildLogistic(t, resample(loadBC(t), 100, 3))
+	for _, eps := range []float64{0.05, 0.1, 0.5} {
+		p, err := NewPlan(specFor(t, m, eps, 1e-5))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(p.Blocks[0].Std > 50) && eps == 0.05 {
+			t.Fatalf("ε = %v: first score noise sd %v does not exceed n/2, the case is not exercised", eps, p.Blocks[0].Std)
+		}
+		for seed := range uint64(5) {
+			r := rand.New(rand.NewPCG(seed, 7))
+			rel, err := Run(p, m, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, th := range rel.Theta {
+				for _, v := range th {
+					if math.IsNaN(v) || math.IsInf(v, 0) {
+						t.Fatalf("ε = %v, seed %d: expansion point %d = %v", eps, seed, i+1, th)
+					}
+				}
+			}
+			for _, dr := range drawsUser(rel, 50, r, true) {
+				for _, v := range dr {
+					if math.IsNaN(v) || math.IsInf(v, 0) {
+						t.Fatalf("ε = %v, seed %d: draw %v", eps, seed, dr)
+					}
+				}
+			}
+		}
+	}
+}

@@ -274,7 +274,11 @@ func (p *Plan) ldaStart(n int, S, M []float64) []float64 {
 	// logit(0.02) for rare outcomes and, at n = 5,000–50,000, left the
 	// intercept's 90% intervals covering 0.55–0.58 of prior-predictive
 	// truths (0.69–0.73 with this rule; TestCalibrationPriorPredictive).
-	lo := math.Max(0.5, p.Blocks[0].Std)
+	// When that sd reaches n/2 (small n, small ε) the release says nothing
+	// about n₁ and the start is the balanced n̂₁ = n/2: without this cap
+	// the interval was empty, p̂ < 0 and the start NaN (n = 100, ε = 0.1:
+	// every draw non-finite; found by TestAuditNoiseAwareNewtonPath).
+	lo := math.Min(math.Max(0.5, p.Blocks[0].Std), nf/2)
 	n1 := math.Min(math.Max(S[0]+nf/2, lo), nf-lo)
 	pr := n1 / nf
 	k := d - 1
