@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dpmcmc/dpmcmc/core/diag"
+	"github.com/dpmcmc/dpmcmc/core/model"
 )
 
 // MostlyPriorShare is the share of a coefficient's prior sd above which its
@@ -17,48 +18,56 @@ const MostlyPriorShare = 0.7071067811865476
 // PriorSDs returns every regression coefficient's prior sd in the user's
 // units, for a N(0, s²) prior on each coefficient of the model's own
 // parameterization. Unscaled: s for each. Scaled by the public bounds
-// (model.Scaling: x̃_j = (x_j − c_j)/h_j): a slope's is s/h_j and, with an
+// (model.Scaling, x̃_j = (x_j − c_j)/h_j): a slope's is s/h_j and, with an
 // intercept θ_0 = β_0 − Σ_j β_j c_j/h_j, the intercept's is
 // s·√(1 + Σ_j (c_j/h_j)²). names are the parameters in order (the
 // intercept, when there is one, is named "intercept" and comes first);
-// bounds the public bounds of the predictors. A coefficient whose scaled
-// prior sd cannot be computed (no bound) is left out.
+// bounds the public bounds of the predictors. Without a bound for every
+// predictor a scaled run's prior sds are unknown and the map is empty.
 func PriorSDs(names []string, bounds map[string][2]float64, s float64, scaled bool) map[string]float64 {
 	out := map[string]float64{}
 	if !(s > 0) {
 		return out
 	}
-	intercept := len(names) > 0 && names[0] == "intercept"
-	v0 := 1.0
-	complete := true
-	for _, nm := range names {
-		if nm == "intercept" {
-			continue
-		}
-		if !scaled {
+	if !scaled {
+		for _, nm := range names {
 			out[nm] = s
+		}
+		return out
+	}
+	intercept := len(names) > 0 && names[0] == "intercept"
+	xiv := make([]model.Interval, len(names))
+	for j, nm := range names {
+		if j == 0 && intercept {
+			xiv[j] = model.Interval{Lo: 1, Hi: 1}
 			continue
 		}
 		b, ok := bounds[nm]
-		if !ok || !(b[0] < b[1]) {
-			complete = false
+		if !ok {
+			return out
+		}
+		xiv[j] = model.Interval{Lo: b[0], Hi: b[1]}
+	}
+	sc, err := model.NewScaling(xiv, names, intercept)
+	if err != nil {
+		return out
+	}
+	v0 := 1.0
+	for j, nm := range names {
+		if j == 0 && intercept {
 			continue
 		}
-		c, h := (b[0]+b[1])/2, (b[1]-b[0])/2
-		if !intercept {
-			c, h = 0, math.Max(math.Abs(b[0]), math.Abs(b[1]))
-		}
-		out[nm] = s / h
-		v0 += (c / h) * (c / h)
+		out[nm] = s / sc.Half[j]
+		v0 += (sc.Centre[j] / sc.Half[j]) * (sc.Centre[j] / sc.Half[j])
 	}
-	if intercept && (!scaled || complete) {
+	if intercept {
 		out["intercept"] = s * math.Sqrt(v0)
 	}
 	return out
 }
 
 // MostlyPrior returns, in row order, the coefficients whose posterior sd is
-// at least MostlyPriorShare of their prior sd (prior from PriorSDs).
+// above MostlyPriorShare of their prior sd (prior from PriorSDs).
 func MostlyPrior(rows []diag.ParamSummary, prior map[string]float64) []string {
 	var out []string
 	for _, r := range rows {

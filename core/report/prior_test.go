@@ -28,8 +28,8 @@ func TestPriorSDs(t *testing.T) {
 	if g := PriorSDs([]string{"age"}, bounds, 20, true); math.Abs(g["age"]-20.0/90) > 1e-15 {
 		t.Errorf("no intercept: %v", g)
 	}
-	// A missing bound leaves that slope and the intercept out.
-	if g := PriorSDs(names, map[string][2]float64{"age": {18, 90}}, 20, true); len(g) != 1 {
+	// A missing bound: a scaled run's prior sds are unknown.
+	if g := PriorSDs(names, map[string][2]float64{"age": {18, 90}}, 20, true); len(g) != 0 {
 		t.Errorf("missing bound: %v", g)
 	}
 }

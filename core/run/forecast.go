@@ -195,13 +195,7 @@ func modelForecastInputs(c *Config, m model.Model) ForecastInputs {
 	}
 	in := ForecastInputs{Model: strings.ToLower(strings.TrimSpace(c.Model.Model))}
 	if isRegression(in.Model) {
-		in.PriorSD = c.Model.PriorSD
-		if in.PriorSD == 0 {
-			in.PriorSD = 10 // the regression models' default (model.Spec)
-			if strings.EqualFold(c.Model.Scale, model.ScaleBounds) {
-				in.PriorSD = model.DefaultScaledPriorSD
-			}
-		}
+		in.PriorSD, _ = ModelPrior(c)
 	}
 	if in.Model == "logistic" && c.Settings.Clip > 0 {
 		f := c.Model.Temper

@@ -420,7 +420,8 @@ func NewReport(cfg *Config, n, d int, iterations []int, cancelled bool) (*Privac
 		r.Notes = append(r.Notes, "clip bounds are public (typed by the user or derived from the public column bounds); each row's contribution is clipped so its influence is bounded whatever its values")
 	}
 	if sc := withDefaultScale(cfg); cfg.Algorithm != NoiseAware && strings.EqualFold(sc.Model.Scale, model.ScaleBounds) {
-		r.Notes = append(r.Notes, ScaledNote, ScaledPriorNote(cfg.Model.PriorSD))
+		sd, _ := ModelPrior(cfg)
+		r.Notes = append(r.Notes, ScaledNote, ScaledPriorNote(sd))
 	}
 	if cancelled {
 		r.Notes = append(r.Notes, cancelledNote)
@@ -442,11 +443,8 @@ func NewReport(cfg *Config, n, d int, iterations []int, cancelled bool) (*Privac
 // (model.Scaling).
 const ScaledNote = "parameterization: the chains sample the coefficients of the predictors scaled to [-1, 1] by their public bounds (x̃ = (x − centre)/half-range); the draws are reported in the user's units by the back-transform slope = β/half-range, intercept = β₀ − Σ β·centre/half-range, which is post-processing; the clip, step and box settings are on the scaled space"
 
-// ScaledPriorNote states the prior of a scaled run (s = 0: the default).
+// ScaledPriorNote states the prior of a scaled run (s from ModelPrior).
 func ScaledPriorNote(s float64) string {
-	if s == 0 {
-		s = model.DefaultScaledPriorSD
-	}
 	return fmt.Sprintf("prior: N(0, %s²) on every coefficient of the predictors scaled to [-1, 1] by their public bounds (intercept at the bounds' centres)", fmtFloat(s))
 }
 
