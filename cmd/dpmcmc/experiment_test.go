@@ -64,25 +64,28 @@ func TestExperimentQuick(t *testing.T) {
 // Monte Carlo spread (several public seeds) with a margin.
 var quickChecks = map[string]func(t *testing.T, dir string){
 	// GMM (N = 1e5, 4 chains × 12,000 iterations, 1,000 burn-in): the
-	// pooled DP Barker and non-private means within 0.3 of the exact
-	// tempered posterior's (observed ≤ 0.16 over seeds 1–3 and the default)
-	// and of each other, variances within 40%, acceptance near the paper's
-	// 0.44.
+	// posterior has two modes, (0, 1) and (1, −1) (swapping the components
+	// maps θ to (θ1 + θ2, −θ2)), of nearly equal mass, and a quick chain's
+	// share of each is random: its mean2 is 2·share − 1 and was 0.35 off the
+	// exact one in a CI run (≤ 0.18 over seeds 1–6), mean1 half that. So the
+	// pooled DP Barker and non-private means are checked on θ1 + θ2/2, the
+	// midpoint of the component means, which both modes share, within 0.05
+	// of the exact tempered posterior's (observed ≤ 0.011 over seeds 1–6),
+	// and each coordinate within 0.5 (a chain stuck in one mode is about 1
+	// off in mean2); variances within 40%, acceptance near the paper's 0.44.
 	"gmm": func(t *testing.T, dir string) {
 		rows := readRows(t, dir, "gmm_final")
 		ex, dp, np := rowWhere(t, rows, "chain", "exact (grid)"), rowWhere(t, rows, "chain", "dp-barker"), rowWhere(t, rows, "chain", "non-private")
-		for _, k := range []string{"mean1", "mean2"} {
-			near(t, "dp-barker "+k, cnum(t, dp, k), cnum(t, ex, k), 0.3)
-			near(t, "non-private "+k, cnum(t, np, k), cnum(t, ex, k), 0.3)
-		}
-		// The two chains against each other: the posterior has two modes,
-		// (0, 1) and (1, −1) (swapping the components maps θ to
-		// (θ1 + θ2, −θ2)), and a quick chain's share of each is random, so
-		// mean2 of two correct chains can differ by 0.47 (seen: 0.236 vs
-		// −0.231). θ1 + θ2/2, the midpoint of the two component means, is
-		// the same in both modes: compare that.
 		mid := func(r map[string]string) float64 { return cnum(t, r, "mean1") + cnum(t, r, "mean2")/2 }
-		near(t, "dp-barker vs non-private θ1 + θ2/2", mid(dp), mid(np), 0.3)
+		near(t, "dp-barker θ1 + θ2/2", mid(dp), mid(ex), 0.05)
+		near(t, "non-private θ1 + θ2/2", mid(np), mid(ex), 0.05)
+		for _, k := range []string{"mean1", "mean2"} {
+			near(t, "dp-barker "+k, cnum(t, dp, k), cnum(t, ex, k), 0.5)
+			near(t, "non-private "+k, cnum(t, np, k), cnum(t, ex, k), 0.5)
+		}
+		// The two chains against each other on the midpoint (their mean2
+		// can differ by 0.47: seen 0.236 vs −0.231).
+		near(t, "dp-barker vs non-private θ1 + θ2/2", mid(dp), mid(np), 0.05)
 		for _, k := range []string{"var1", "var2"} {
 			near(t, "dp-barker "+k+" ratio", cnum(t, dp, k)/cnum(t, ex, k), 1, 0.4)
 			near(t, "non-private "+k+" ratio", cnum(t, np, k)/cnum(t, ex, k), 1, 0.4)
