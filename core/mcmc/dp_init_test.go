@@ -1,0 +1,60 @@
+package mcmc
+
+import (
+	"math"
+	"testing"
+
+	"github.com/dpmcmc/dpmcmc/core/privacy"
+)
+
+// dp-map on the DP-HMC paper's banana (n = 10⁵, the run's defaults: 100
+// Adam steps, grad clip 1, 0.2 of the budget's μ² shared by 4 chains, from
+// the run's public U(−2, 2)² starts). Distance is measured where the
+// posterior is Gaussian, y = (θ1, θ2 + aθ1²) ~ N(μ, diag(v)), as the
+// Mahalanobis distance from μ: a draw from the posterior itself is 1.25
+// away on average (Rayleigh); the public starts are 168 away (θ1 = ±2
+// puts θ2 + aθ1² 80 units up the banana's arm).
+//
+// Measured (20 seeds, ε = 4): dp-map lands 6.2 away. It falls into the
+// valley at once but then creeps along it: Adam's per-coordinate steps
+// move θ1 off the curved floor (a step δ in θ1 moves y2 by 2aθ1δ), and the
+// noisy cross-valley gradient swamps the weak pull along it. Tried: 300
+// steps 2.7; clip 0.3 and 300 steps 2.4; clip 0.1 and 300 steps 2.1;
+// clip 0.1, 1000 steps and a learning rate decaying 0.3 → 0.009 1.7.
+// Started near the valley floor ((0.5, 2)) the defaults land 1.2 away
+// (2.4 at ε = 1, 0.7 at ε = 8). None of these changes brings the scaled
+// logistic start closer (about 3 posterior sds at n = 569, ε = 8 with
+// every variant, set by the release noise in M's weak directions), so
+// the defaults stay; docs/SAMPLERS.md "Scaled parameters".
+//
+// The test pins that dp-map moves from the public starts to a few sds of
+// the mode (fails if the noise or the update is broken: the start's 168).
+func TestDPInitBananaFromPublicStarts(t *testing.T) {
+	b, _ := dpBanana(t, 100000, 5)
+	mu, v := b.Posterior()
+	muTot, err := privacy.MuFor(4, 1e-5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DPInitConfig{GradClip: 1, Mu: muTot * math.Sqrt(0.2/4)}
+	dist := func(th []float64) float64 {
+		y1, y2 := th[0], th[1]+b.A()*th[0]*th[0]
+		return math.Hypot((y1-mu[0])/math.Sqrt(v[0]), (y2-mu[1])/math.Sqrt(v[1]))
+	}
+	const reps = 20
+	start, end := 0.0, 0.0
+	for s := range reps {
+		r := dpStreams(uint64(100 + s))
+		th0 := []float64{-2 + 4*r.Public.Float64(), -2 + 4*r.Public.Float64()}
+		th, err := DPInit(b, cfg, th0, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start += dist(th0) / reps
+		end += dist(th) / reps
+	}
+	t.Logf("banana, ε = 4: public starts %.1f, dp-map %.2f posterior sds from the mode (Gaussian coordinates, mean of %d)", start, end, reps)
+	if end > 8 {
+		t.Errorf("dp-map lands %.2f posterior sds from the banana's mode on average (measured 6.2; a posterior draw: 1.25)", end)
+	}
+}
