@@ -143,6 +143,27 @@ for (const variant of Object.keys(sites)) test(`${variant} site: breast-cancer C
       assert.equal(named.includes(r[0]), ratio > Math.SQRT1_2, `${r[0]}: sd ${r[col('sd')]}, prior sd ${priorSD[r[0]]}, note "${noteText}"`);
     }
 
+    // The direction line agrees with the table's 95% interval columns:
+    // each slope is named as raising the odds, lowering them, or not
+    // determined, on the side its 2.5% and 97.5% cells say.
+    const dir = page.getByTestId('direction-note');
+    assert.equal(await dir.isVisible(), true);
+    const dirText = await dir.textContent();
+    assert.match(dirText, /^Direction of the effects/);
+    const side = { up: [], down: [], open: [] };
+    for (const r of rows) {
+      if (r[0] === 'intercept') continue;
+      const a = Number(r[col('2.5%')]), b = Number(r[col('97.5%')]);
+      side[a > 0 ? 'up' : b < 0 ? 'down' : 'open'].push(r[0]);
+    }
+    if (side.up.length + side.down.length === 0) {
+      assert.match(dirText, /not determined for any predictor/, dirText);
+    } else {
+      for (const [k, phrase] of [['up', 'raises the odds: '], ['down', 'lowers the odds: '], ['open', 'not determined (the interval includes no effect): ']]) {
+        if (side[k].length) assert.ok(dirText.includes(phrase + side[k].join(', ')), `${k}: ${side[k]} in "${dirText}"`);
+      }
+    }
+
     // A non-private run of the same model (the native CLI's HMC on the
     // same config without the budget): every predictor whose non-private
     // 95% interval excludes 1 has its private median odds ratio on the

@@ -61,7 +61,10 @@ type resultsView struct {
 	// PriorNote names the coefficients whose posterior is mostly the prior
 	// (report.PriorNote), "" when none is.
 	PriorNote string
-	Local     []string // one line per chain
+	// DirectionNote says which predictors' effects the draws determine in
+	// direction (report.DirectionNote), "" for other models.
+	DirectionNote string
+	Local         []string // one line per chain
 }
 
 // results computes the view of a run: cfg is the resolved config, names
@@ -133,6 +136,7 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 	if report.Regression(model) {
 		sd, scaled := run.ModelPrior(cfg)
 		v.PriorNote = report.PriorNote(rows, report.PriorSDs(d.Names, cfg.Data.Bounds, sd, scaled), v.Private)
+		v.DirectionNote = report.DirectionNote(rows, model, v.Private)
 	}
 	return v, nil
 }

@@ -4,8 +4,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dpmcmc/dpmcmc/core/diag"
+	"github.com/dpmcmc/dpmcmc/core/report"
 )
 
 const wdbc = "../../testdata/logistic/breast_cancer_wdbc.csv"
@@ -165,6 +170,67 @@ func TestSampleNamesMostlyPriorCoefficients(t *testing.T) {
 		names, _, _ := strings.Cut(note, " (")
 		if n := len(strings.Split(names, ", ")); n < c.min || !strings.Contains(note, c.has) || strings.Contains(note, c.no) {
 			t.Errorf("%v: note names %d (want ≥ %d), has %q, not %q:\n%s", c.args, n, c.min, c.has, c.no, note)
+		}
+	}
+}
+
+// Under a regression's summary a line says which predictors' effects the
+// draws determine in direction, and it agrees with the table's 2.5% and
+// 97.5% columns: non-private, the breast-cancer slopes radius, texture and
+// smoothness raise the odds (their intervals are far from 0); at ε = 0.5
+// no direction is determined and the line says so, with the budget's
+// remedy.
+func TestSampleSaysEffectDirections(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		has  string
+	}{
+		{[]string{"--algorithm", "hmc", "--no-privacy", "--warmup", "500", "--draws", "500"}, "raises the odds: mean_radius, mean_texture, mean_smoothness"},
+		{[]string{"--epsilon", "0.5", "--delta", "1e-5"}, "not determined for any predictor"},
+	} {
+		out := filepath.Join(dir, "d.csv")
+		args := append(append(append([]string{"sample"}, bc5Raw...), c.args...), "--seed", "3", "--out", out)
+		code, stdout, stderr := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
+		}
+		_, note, ok := strings.Cut(stdout, "Direction of the effects")
+		note, _, _ = strings.Cut(note, "\n")
+		if !ok || !strings.Contains(note, c.has) {
+			t.Errorf("%v: direction line %q lacks %q:\n%s", c.args, note, c.has, stdout)
+			continue
+		}
+		// The line is the one the table's own 2.5% and 97.5% columns give
+		// (the printed quantiles keep their signs).
+		var rows []diag.ParamSummary
+		lines := strings.Split(stdout, "\n")
+		lo, hi := -1, -1
+		for i, l := range lines {
+			f := strings.Fields(l)
+			if len(f) == 0 || f[0] != "parameter" {
+				continue
+			}
+			lo, hi = slices.Index(f, "2.5%"), slices.Index(f, "97.5%")
+			for _, row := range lines[i+1:] {
+				g := strings.Fields(row)
+				if len(g) <= hi {
+					break
+				}
+				a, err1 := strconv.ParseFloat(g[lo], 64)
+				b, err2 := strconv.ParseFloat(g[hi], 64)
+				if err1 != nil || err2 != nil {
+					t.Fatalf("row %q: %v %v", row, err1, err2)
+				}
+				rows = append(rows, diag.ParamSummary{Name: g[0], Q2_5: a, Q97_5: b})
+			}
+			break
+		}
+		if want := report.DirectionNote(rows, "logistic", len(c.args) > 0 && c.args[0] == "--epsilon"); "Direction of the effects"+note != want {
+			t.Errorf("%v: printed %q, the table gives %q", c.args, "Direction of the effects"+note, want)
+		}
+		if lo < 0 || hi < 0 || len(rows) != 6 {
+			t.Fatalf("no summary table (%d rows):\n%s", len(rows), stdout)
 		}
 	}
 }

@@ -487,7 +487,11 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		}
 		if report.Regression(p.Config.Model.Model) {
 			sd, scaled := run.ModelPrior(p.Config)
-			if note := report.PriorNote(rows, report.PriorSDs(d.Names, p.Config.Data.Bounds, sd, scaled), run.IsPrivate(p.Config.Algorithm)); note != "" {
+			private := run.IsPrivate(p.Config.Algorithm)
+			if note := report.DirectionNote(rows, p.Config.Model.Model, private); note != "" {
+				fmt.Fprintln(stdout, note)
+			}
+			if note := report.PriorNote(rows, report.PriorSDs(d.Names, p.Config.Data.Bounds, sd, scaled), private); note != "" {
 				fmt.Fprintln(stdout, note)
 			}
 		}
