@@ -482,15 +482,12 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintln(stdout)
-		if err := writeSummaryTable(stdout, d.NumChains(), d.NumIterations(), 0, rows, diag.Assess(rows, d.NumChains()), p.Config.Model.Model, steps); err != nil {
+		private := run.IsPrivate(p.Config.Algorithm)
+		if err := writeSummaryTable(stdout, d.NumChains(), d.NumIterations(), 0, rows, diag.Assess(rows, d.NumChains()), p.Config.Model.Model, steps, private); err != nil {
 			return err
 		}
 		if report.Regression(p.Config.Model.Model) {
 			sd, scaled := run.ModelPrior(p.Config)
-			private := run.IsPrivate(p.Config.Algorithm)
-			if note := report.DirectionNote(rows, p.Config.Model.Model, private); note != "" {
-				fmt.Fprintln(stdout, note)
-			}
 			if note := report.PriorNote(rows, report.PriorSDs(d.Names, p.Config.Data.Bounds, sd, scaled), private); note != "" {
 				fmt.Fprintln(stdout, note)
 			}

@@ -81,13 +81,15 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 			Verdict    diag.Verdict        `json:"verdict"`
 		}{d.NumChains(), n, d.Warmup, rows, verdict})
 	}
-	return writeSummaryTable(stdout, d.NumChains(), n, d.Warmup, rows, verdict, *modelName, steps)
+	return writeSummaryTable(stdout, d.NumChains(), n, d.Warmup, rows, verdict, *modelName, steps, false)
 }
 
 // writeSummaryTable prints the heading, the summary table of model (see
 // report.Summary; "" for no ratio column; ratios per steps, report.Steps of
-// the public bounds) and the verdict.
-func writeSummaryTable(stdout io.Writer, chains, n, warmup int, rows []diag.ParamSummary, verdict diag.Verdict, model string, steps map[string]float64) error {
+// the public bounds), the verdict and, for a regression, the direction of
+// its effects (report.DirectionNote; private: the draws are a private
+// run's, which adds the budget's remedy when no direction is determined).
+func writeSummaryTable(stdout io.Writer, chains, n, warmup int, rows []diag.ParamSummary, verdict diag.Verdict, model string, steps map[string]float64, private bool) error {
 	fmt.Fprintf(stdout, "%s\n\n", report.Heading(chains, n, warmup))
 	t := report.Summary(rows, model, steps)
 	// Numbers are right-aligned; names are padded so they read left-aligned.
@@ -111,6 +113,9 @@ func writeSummaryTable(stdout io.Writer, chains, n, warmup int, rows []diag.Para
 		return err
 	}
 	fmt.Fprintf(stdout, "\n%s\n", report.Verdict(verdict))
+	if note := report.DirectionNote(rows, model, private); note != "" {
+		fmt.Fprintln(stdout, note)
+	}
 	return nil
 }
 
