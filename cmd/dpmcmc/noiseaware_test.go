@@ -176,8 +176,11 @@ func TestSampleNamesMostlyPriorCoefficients(t *testing.T) {
 
 // Under a regression's summary a line says which predictors' effects the
 // draws determine in direction, and it agrees with the table's 2.5% and
-// 97.5% columns: non-private, the breast-cancer slopes radius, texture and
-// smoothness raise the odds (their intervals are far from 0); at ε = 0.5
+// 97.5% columns: non-private (on the scaled space, where HMC converges in
+// 500 + 500 iterations; in the user's units it does not, and the accept
+// draws come from the run's fresh key, so that outcome varies), the
+// breast-cancer slopes radius, texture and smoothness raise the odds
+// (2.5% quantiles 1.1, 0.27 and 54 per unit); at ε = 0.5
 // no direction is determined and the line says so, with the budget's
 // remedy.
 func TestSampleSaysEffectDirections(t *testing.T) {
@@ -186,7 +189,7 @@ func TestSampleSaysEffectDirections(t *testing.T) {
 		args []string
 		has  string
 	}{
-		{[]string{"--algorithm", "hmc", "--no-privacy", "--warmup", "500", "--draws", "500"}, "raises the odds: mean_radius, mean_texture, mean_smoothness"},
+		{[]string{"--algorithm", "hmc", "--no-privacy", "--scale", "bounds", "--warmup", "500", "--draws", "500"}, "raises the odds: mean_radius, mean_texture, mean_smoothness"},
 		{[]string{"--epsilon", "0.5", "--delta", "1e-5"}, "not determined for any predictor"},
 	} {
 		out := filepath.Join(dir, "d.csv")
