@@ -54,7 +54,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&s.OPSShare, "ops-share", 0, "hybrid: share of ε for the one-posterior-sample start")
 	fs.StringVar(&cfg.Model.Model, "model", "logistic", "the model, for the mixing forecast's bound on the posterior sd (logistic: the only one with such a bound; others: the forecast gives the travel in parameter units); noise-aware: the regression model (logistic, linear or poisson)")
 	fs.Float64Var(&cfg.Model.PriorSD, "prior-sd", 0, "prior sd of every coefficient, for the mixing forecast (default: the model's; a private regression run's is 20 on the predictors scaled to [-1, 1] by their bounds)")
-	fs.StringVar(&cfg.Model.Scale, "scale", "", "bounds (the default of a private regression run: coefficients of the predictors scaled to [-1, 1]) or none (the user's units)")
+	fs.StringVar(&cfg.Model.Scale, "scale", "", "bounds (the default of a private regression run: coefficients of the predictors scaled to [-1, 1]), auto (scaled, with the prior in the user's units) or none (the user's units; the default of a non-private run)")
 	outcomeBound := fs.String("outcome-bound", "", "noise-aware poisson: the outcome's public bound LO:HI (HI caps the mean)")
 	asText := fs.Bool("text", false, "print a sentence instead of JSON")
 	if err := parseFlags(fs, args); err != nil {

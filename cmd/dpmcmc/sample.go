@@ -51,7 +51,7 @@ func (f *sampleFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.predictors, "predictors", "", "comma-separated predictor (or data) columns; default: every column but the outcome")
 	fs.BoolVar(&c.Model.NoIntercept, "no-intercept", false, "drop the intercept (regression models)")
 	fs.Float64Var(&c.Model.PriorSD, "prior-sd", 0, "s of the N(0, s²) prior on each coefficient (default 20 on the predictors scaled to [-1, 1] by their bounds (--scale bounds, every private regression run); 10 in the user's units; gaussian: 100)")
-	fs.StringVar(&c.Model.Scale, "scale", "", "regression coefficients sampled for the predictors scaled to [-1, 1] by their public bounds (bounds: the default of a private run; draws are reported in the user's units) or in the user's units (none: the default of a non-private run)")
+	fs.StringVar(&c.Model.Scale, "scale", "", "regression coefficients sampled for the predictors scaled to [-1, 1] by their public bounds, with the prior on the scaled coefficients (bounds: the default of a private run; draws are reported in the user's units), the same space with the prior kept in the user's units when every predictor has a bound (auto: the posterior of none, better conditioned for raw measurements), or in the user's units (none: the default of a non-private run)")
 	fs.Float64Var(&c.Model.Temper, "temper", 0, "raise the likelihood to the power F, 0 < F ≤ 1 (default 1)")
 	fs.Var(&f.bounds, "bound", "public bound COL=LO:HI of a column (repeatable); values outside are clipped")
 	fs.Var(&f.modelOpts, "model-opt", "model option KEY=VALUE (repeatable), e.g. a=20, cov=FILE.csv")

@@ -66,7 +66,10 @@ func (m *GaussianMean) Posterior() (mean []float64, cov [][]float64) {
 // regression with known noise σ and prior N(0, s²I): with design X̃ (intercept
 // column included),
 //
-//	cov = (I/s² + F·X̃ᵀX̃/σ²)⁻¹,  mean = cov · F·X̃ᵀy/σ².
+//	cov = (Λ + F·X̃ᵀX̃/σ²)⁻¹,  mean = cov · F·X̃ᵀy/σ²,
+//
+// Λ = I/s² (on a scaled model with the prior in the user's units, scale
+// auto, Λ = JᵀJ/s² with J = ∂θ/∂β; mean and cov are then β's).
 func (m *Linear) Posterior() (mean []float64, cov [][]float64) {
 	d := m.d
 	lam := make([]float64, d*d)
@@ -79,9 +82,8 @@ func (m *Linear) Posterior() (mean []float64, cov [][]float64) {
 			axpy(c*v, row, lam[j*d:j*d+d])
 		}
 	}
-	s2 := m.priorSD * m.priorSD
-	for j := 0; j < d; j++ {
-		lam[j*d+j] += 1 / s2
+	for j, v := range m.priorPrecision() {
+		lam[j] += v
 	}
 	return gaussianFromPrecision(lam, b, d)
 }

@@ -40,6 +40,9 @@ type regression struct {
 	// [−1, 1] by their public bounds (Spec.Scale = bounds): the model's
 	// coefficients are then those of the scaled predictors.
 	scaling *Scaling
+	// userPrior (with scaling, Spec.Scale = auto) puts the N(0, s²) prior on
+	// the coefficients in the user's units θ = T(β) instead of on β.
+	userPrior bool
 }
 
 // dot is Σ_k a_k b_k with len(b) ≥ len(a); unrolled by four.
@@ -69,23 +72,108 @@ func axpy(c float64, x, y []float64) {
 
 func (m *regression) row(i int) []float64 { return m.x[i*m.d : i*m.d+m.d] }
 
-// LogPrior is Σ_k log N(θ_k; 0, s²) (normalized).
+// LogPrior is Σ_k log N(θ_k; 0, s²) (normalized). With a user-unit prior
+// on a scaled model (userPrior) the parameters are β and the prior is on
+// θ = T(β) (Scaling.ToUser: θ_j = β_j/h_j, θ_0 = β_0 − Σ_j β_j c_j/h_j), so
+// the density of β is Σ_k log N(θ_k; 0, s²) + log|det ∂θ/∂β|, with
+// log|det ∂θ/∂β| = −Σ_j log h_j (triangular).
 func (m *regression) LogPrior(theta []float64) float64 {
 	s2 := m.priorSD * m.priorSD
+	c := -float64(m.d) * (mathx.Log(m.priorSD) + halfLog2Pi)
+	if m.userPrior {
+		q, logDet := m.userPriorSq(theta)
+		return -0.5*q/s2 + c + logDet
+	}
 	q := 0.0
 	for _, v := range theta[:m.d] {
 		q += v * v
 	}
-	return -0.5*q/s2 - float64(m.d)*(mathx.Log(m.priorSD)+halfLog2Pi)
+	return -0.5*q/s2 + c
 }
 
-// GradLogPrior writes −θ/s².
+// userPriorSq returns Σ_k θ_k² for θ = T(β) and log|det ∂θ/∂β|.
+func (m *regression) userPriorSq(beta []float64) (q, logDet float64) {
+	sc := m.scaling
+	shift := 0.0
+	for j, b := range beta[:m.d] {
+		if j == 0 && sc.Intercept {
+			continue
+		}
+		t := b / sc.Half[j]
+		q += t * t
+		shift += t * sc.Centre[j]
+		logDet -= mathx.Log(sc.Half[j])
+	}
+	if sc.Intercept {
+		t0 := beta[0] - shift
+		q += t0 * t0
+	}
+	return q, logDet
+}
+
+// GradLogPrior writes −θ/s² (userPrior: the chain rule through T,
+// ∂/∂β_0 = −θ_0/s², ∂/∂β_j = (−θ_j + θ_0·c_j)/(s²·h_j)).
 func (m *regression) GradLogPrior(theta []float64, grad []float64) {
 	s2 := m.priorSD * m.priorSD
 	grad = grad[:m.d]
+	if m.userPrior {
+		sc := m.scaling
+		t0 := 0.0
+		if sc.Intercept {
+			t0 = theta[0]
+			for j := 1; j < m.d; j++ {
+				t0 -= theta[j] * sc.Centre[j] / sc.Half[j]
+			}
+			grad[0] = -t0 / s2
+		}
+		for j := range grad {
+			if j == 0 && sc.Intercept {
+				continue
+			}
+			grad[j] = (-theta[j]/sc.Half[j] + t0*sc.Centre[j]) / (s2 * sc.Half[j])
+		}
+		return
+	}
 	for k, v := range theta[:m.d] {
 		grad[k] = -v / s2
 	}
+}
+
+// priorPrecision returns the prior's precision matrix on the model's
+// parameters (d × d, row-major): I/s², or JᵀJ/s² with J = ∂θ/∂β for a
+// user-unit prior on a scaled model.
+func (m *regression) priorPrecision() []float64 {
+	d := m.d
+	lam := make([]float64, d*d)
+	s2 := m.priorSD * m.priorSD
+	if !m.userPrior {
+		for j := 0; j < d; j++ {
+			lam[j*d+j] = 1 / s2
+		}
+		return lam
+	}
+	sc := m.scaling
+	J := make([]float64, d*d) // J[k*d+a] = ∂θ_k/∂β_a
+	for j := 0; j < d; j++ {
+		if j == 0 && sc.Intercept {
+			J[0] = 1
+			continue
+		}
+		J[j*d+j] = 1 / sc.Half[j]
+		if sc.Intercept {
+			J[j] = -sc.Centre[j] / sc.Half[j]
+		}
+	}
+	for a := 0; a < d; a++ {
+		for b := 0; b < d; b++ {
+			v := 0.0
+			for k := 0; k < d; k++ {
+				v += J[k*d+a] * J[k*d+b]
+			}
+			lam[a*d+b] = v / s2
+		}
+	}
+	return lam
 }
 
 // PriorSD is the prior standard deviation s of every coefficient.

@@ -129,3 +129,106 @@ func TestScaledPriorAndErrors(t *testing.T) {
 		t.Errorf("scale on gmm: %v", err)
 	}
 }
+
+// scale = auto is scale none's posterior in the scaled coordinates: with
+// every predictor bounded the model is scaled, its log prior at β is the
+// user-unit model's at θ = ToUser(β) plus the constant log|det ∂θ/∂β| =
+// −Σ log h_j, its gradient matches finite differences, and the exact
+// linear posterior maps to scale none's (mean by ToUser, covariance by J);
+// without a bound for every predictor it is scale none.
+func TestScaleAutoKeepsTheUserPrior(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 5))
+	for _, fam := range []string{"logistic", "linear", "poisson"} {
+		for _, noInt := range []bool{false, true} {
+			spec := Spec{Model: fam, Outcome: "y", NoIntercept: noInt, PriorSD: 3}
+			user, err := Build(spec, boundedTable())
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec.Scale = ScaleAuto
+			auto, err := Build(spec, boundedTable())
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc := ScalingOf(auto)
+			if sc == nil {
+				t.Fatalf("%s: scale auto with every bound is not scaled", fam)
+			}
+			logDet := 0.0
+			for j, h := range sc.Half {
+				if j == 0 && sc.Intercept {
+					continue
+				}
+				logDet -= math.Log(h)
+			}
+			d := auto.Dim()
+			g := make([]float64, d)
+			for range 10 {
+				beta := make([]float64, d)
+				for j := range beta {
+					beta[j] = 3 * r.NormFloat64()
+				}
+				theta := append([]float64(nil), beta...)
+				sc.ToUser(theta)
+				if got, want := auto.LogPrior(beta), user.LogPrior(theta)+logDet; math.Abs(got-want) > 1e-10*(1+math.Abs(want)) {
+					t.Fatalf("%s no-intercept=%v: log prior %v, want %v", fam, noInt, got, want)
+				}
+				auto.GradLogPrior(beta, g)
+				for j := range beta {
+					const h = 1e-5
+					bp, bm := append([]float64(nil), beta...), append([]float64(nil), beta...)
+					bp[j] += h
+					bm[j] -= h
+					fd := (auto.LogPrior(bp) - auto.LogPrior(bm)) / (2 * h)
+					if math.Abs(fd-g[j]) > 1e-6*(1+math.Abs(fd)) {
+						t.Fatalf("%s no-intercept=%v: ∂/∂β_%d = %v, finite difference %v", fam, noInt, j, g[j], fd)
+					}
+				}
+			}
+			if fam == "linear" {
+				mu, cov := user.(*Linear).Posterior()
+				mb, cb := auto.(*Linear).Posterior()
+				mt := append([]float64(nil), mb...)
+				sc.ToUser(mt)
+				J := make([][]float64, d) // J[k][a] = ∂θ_k/∂β_a
+				for a := range d {
+					e := make([]float64, d)
+					e[a] = 1
+					sc.ToUser(e)
+					for k := range d {
+						if J[k] == nil {
+							J[k] = make([]float64, d)
+						}
+						J[k][a] = e[k]
+					}
+				}
+				for k := range d {
+					if math.Abs(mt[k]-mu[k]) > 1e-8*(1+math.Abs(mu[k])) {
+						t.Fatalf("no-intercept=%v: posterior mean %v (auto, mapped) vs %v", noInt, mt, mu)
+					}
+					for l := range d {
+						c := 0.0
+						for a := range d {
+							for b := range d {
+								c += J[k][a] * cb[a][b] * J[l][b]
+							}
+						}
+						if math.Abs(c-cov[k][l]) > 1e-8*(1+math.Abs(cov[k][l])) {
+							t.Fatalf("no-intercept=%v: posterior cov[%d][%d] %v (auto, mapped) vs %v", noInt, k, l, c, cov[k][l])
+						}
+					}
+				}
+			}
+		}
+	}
+	// A missing bound: scale none, the same model as without the option.
+	tab := boundedTable()
+	tab.Bounds[1] = nil
+	m, err := Build(Spec{Model: "logistic", Outcome: "y", Scale: ScaleAuto}, tab)
+	if err != nil || ScalingOf(m) != nil {
+		t.Errorf("scale auto with a missing bound: scaled %v (err %v)", ScalingOf(m), err)
+	}
+	if _, err := Build(Spec{Model: "banana", Scale: ScaleAuto}, tab); err == nil {
+		t.Error("scale auto accepted for a non-regression model")
+	}
+}

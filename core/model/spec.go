@@ -37,8 +37,11 @@ type Spec struct {
 	// samples the coefficients of the predictors mapped to [−1, 1] by
 	// their public bounds (every predictor needs one; draws are reported in
 	// the user's units by the back-transform, see Scaling; the default
-	// prior is then DefaultScaledPriorSD), "none" or empty the user's
-	// units. Regression models only.
+	// prior is then DefaultScaledPriorSD), "auto" the same when every
+	// predictor has a bound but with the prior kept on the coefficients in
+	// the user's units (the posterior of "none", sampled on the scaled
+	// space; see ScaleAuto), "none" or empty the user's units. Regression
+	// models only.
 	Scale string `json:"scale,omitempty"`
 	// Options are the model's key=value options (see Models()).
 	Options map[string]string `json:"options,omitempty"`
@@ -235,12 +238,12 @@ func Build(spec Spec, t *dataset.Table) (Model, error) {
 	}
 	switch strings.ToLower(strings.TrimSpace(spec.Scale)) {
 	case "", ScaleNone:
-	case ScaleBounds:
+	case ScaleBounds, ScaleAuto:
 		if !info.Regression {
-			return nil, fmt.Errorf("%w: scale=bounds applies to regression models only, not %s", ErrBadOption, name)
+			return nil, fmt.Errorf("%w: scale=%s applies to regression models only, not %s", ErrBadOption, strings.ToLower(strings.TrimSpace(spec.Scale)), name)
 		}
 	default:
-		return nil, fmt.Errorf("%w: scale must be bounds or none (got %q)", ErrBadOption, spec.Scale)
+		return nil, fmt.Errorf("%w: scale must be bounds, auto or none (got %q)", ErrBadOption, spec.Scale)
 	}
 	if name != "gaussian" {
 		if spec.Cov != nil {
@@ -395,11 +398,22 @@ func buildRegression(name string, spec Spec, o opts, t *dataset.Table) (Model, e
 		xiv:     xiv,
 		yiv:     yiv,
 	}
-	if strings.EqualFold(strings.TrimSpace(spec.Scale), ScaleBounds) {
-		sc, err := NewScaling(xiv, names, intercept)
-		if err != nil {
+	scale := strings.ToLower(strings.TrimSpace(spec.Scale))
+	var sc *Scaling
+	switch scale {
+	case ScaleBounds:
+		if sc, err = NewScaling(xiv, names, intercept); err != nil {
 			return nil, err
 		}
+	case ScaleAuto:
+		// Scaled only when every predictor has a public bound; the prior
+		// stays on the coefficients in the user's units.
+		if sc, err = NewScaling(xiv, names, intercept); err != nil {
+			sc = nil
+		}
+		r.userPrior = sc != nil
+	}
+	if sc != nil {
 		for i := 0; i < t.Rows; i++ {
 			sc.ScaleRow(r.row(i))
 		}
@@ -408,7 +422,7 @@ func buildRegression(name string, spec Spec, o opts, t *dataset.Table) (Model, e
 			r.xiv[j] = sc.ScaleInterval(j, iv)
 		}
 		r.scaling = sc
-		if _, given := spec.Options["prior-sd"]; !given && spec.PriorSD == 0 {
+		if _, given := spec.Options["prior-sd"]; !given && spec.PriorSD == 0 && !r.userPrior {
 			r.priorSD = DefaultScaledPriorSD
 		}
 	}

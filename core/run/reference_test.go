@@ -53,11 +53,20 @@ func TestBC5MatchesStan(t *testing.T) {
 		alg           string
 		warmup, draws int
 		minESS        float64
+		bounds        bool
 	}{
-		{"hmc", 1000, 5000, 2000},
-		{"mh", 2000, 40000, 1000},
+		{"hmc", 1000, 5000, 2000, false},
+		{"mh", 2000, 40000, 1000, false},
+		// scale = auto with a public bound for every predictor samples the
+		// scaled space with the prior kept in the user's units: the same
+		// posterior.
+		{"hmc", 1000, 5000, 2000, true},
 	} {
-		t.Run(tc.alg, func(t *testing.T) {
+		name := tc.alg
+		if tc.bounds {
+			name += "-scale-auto"
+		}
+		t.Run(name, func(t *testing.T) {
 			f, err := os.Open("../../testdata/logistic/bc5_design_std.csv")
 			if err != nil {
 				t.Fatal(err)
@@ -67,6 +76,10 @@ func TestBC5MatchesStan(t *testing.T) {
 				Model:     model.Spec{Model: "logistic", Outcome: "y"},
 				Algorithm: tc.alg, Chains: 4, Warmup: tc.warmup, Draws: tc.draws, Seed: 42,
 			}
+			if tc.bounds {
+				cfg.Model.Scale = model.ScaleAuto
+				cfg.Data.Bounds = map[string][2]float64{"mean_radius": {-3, 5}, "mean_texture": {-3, 5}, "mean_smoothness": {-3, 5}, "mean_compactness": {-3, 5}, "mean_symmetry": {-3, 5}}
+			}
 			tab, _, err := LoadData(f, cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -74,6 +87,9 @@ func TestBC5MatchesStan(t *testing.T) {
 			p, err := Prepare(cfg, tab)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if (model.ScalingOf(p.Model) != nil) != tc.bounds {
+				t.Fatalf("scaled %v, want %v", model.ScalingOf(p.Model) != nil, tc.bounds)
 			}
 			res, err := p.run(context.Background(), testKey, nil)
 			if err != nil {

@@ -123,8 +123,8 @@ func checkPublicBounds(cfg *Config, names []string) error {
 // resolved: a private run of a regression model samples the coefficients of
 // the predictors scaled to [−1, 1] by their public bounds (model.Scaling;
 // every such run has those bounds) unless the config says scale = none.
-// Non-private runs keep the user's units unless scale = bounds is given.
-// cfg is not modified.
+// Non-private runs keep the user's units unless scale = bounds or auto is
+// given. cfg is not modified.
 func withDefaultScale(cfg *Config) *Config {
 	if cfg.Model.Scale != "" || cfg.Privacy == nil || !isRegression(cfg.Model.Model) {
 		return cfg

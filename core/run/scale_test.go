@@ -118,4 +118,18 @@ func TestPrivateRunScaledByDefault(t *testing.T) {
 	if p, err = tryPrepare(t, &pub); err != nil || model.ScalingOf(p.Model) != nil {
 		t.Errorf("non-private run scaled by default (err %v)", err)
 	}
+	// scale = auto (opt-in): with every predictor bounded, the scaled space
+	// with the prior left in the user's units (the posterior of scale
+	// none); without a bound for every predictor, the user's units.
+	pub.Model.Scale = model.ScaleAuto
+	if p, err = tryPrepare(t, &pub); err != nil || model.ScalingOf(p.Model) == nil {
+		t.Errorf("scale auto with every bound: not sampled on the scaled space (err %v)", err)
+	} else if sd, scaled := ModelPrior(p.Config); sd != 10 || scaled {
+		t.Errorf("scale auto: prior %v (scaled %v), want 10 in the user's units", sd, scaled)
+	}
+	partial := pub
+	partial.Data.Bounds = map[string][2]float64{"mean_radius": {-3, 5}}
+	if p, err = tryPrepare(t, &partial); err != nil || model.ScalingOf(p.Model) != nil {
+		t.Errorf("scale auto with a missing bound scaled (err %v)", err)
+	}
 }
