@@ -203,6 +203,12 @@ func (c *Config) Validate() error {
 			add("bound for column %q: need finite lo < hi (got %v:%v)", name, b[0], b[1])
 		}
 	}
+	if c.Privacy != nil && strings.EqualFold(strings.TrimSpace(c.Model.Scale), model.ScaleAuto) {
+		// A private run's prior is on the scaled coefficients (the
+		// forecast, the report and noise-aware assume it): scale auto is
+		// for non-private runs.
+		add("scale auto keeps the prior in the user's units and is for non-private runs; a private run uses scale bounds (its default) or none")
+	}
 	switch c.Data.Delimiter {
 	case "", ",", ";", "\t":
 	default:

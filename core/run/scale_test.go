@@ -127,6 +127,12 @@ func TestPrivateRunScaledByDefault(t *testing.T) {
 	} else if sd, scaled := ModelPrior(p.Config); sd != 10 || scaled {
 		t.Errorf("scale auto: prior %v (scaled %v), want 10 in the user's units", sd, scaled)
 	}
+	priv := pub
+	priv.Privacy = &Budget{Epsilon: 3, Delta: 1e-5}
+	priv.Algorithm = "dp-penalty"
+	if err := priv.Validate(); err == nil || !strings.Contains(err.Error(), "scale auto") {
+		t.Errorf("scale auto accepted for a private run (err %v)", err)
+	}
 	partial := pub
 	partial.Data.Bounds = map[string][2]float64{"mean_radius": {-3, 5}}
 	if p, err = tryPrepare(t, &partial); err != nil || model.ScalingOf(p.Model) != nil {
