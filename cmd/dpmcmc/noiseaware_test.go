@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -145,14 +146,27 @@ func TestPlanAuto(t *testing.T) {
 func TestSampleNamesMostlyPriorCoefficients(t *testing.T) {
 	dir := t.TempDir()
 	hmc := []string{"--algorithm", "hmc", "--no-privacy", "--warmup", "500", "--draws", "500"}
+	// Prior sds in the user's units: on the scaled space (s = 20) a
+	// slope's is 20/h and the intercept's 20·√(1 + Σ(c/h)²) (bc5Raw's
+	// bounds: centres equal the half-ranges, Σ(c/h)² = 5); in the user's
+	// units 10 each.
+	half := map[string]float64{"mean_radius": 15, "mean_texture": 20, "mean_smoothness": 0.1, "mean_compactness": 0.2, "mean_symmetry": 0.2}
+	scaledPrior := func(name string) float64 {
+		if name == "intercept" {
+			return 20 * math.Sqrt(6)
+		}
+		return 20 / half[name]
+	}
+	userPrior := func(string) float64 { return 10 }
 	for _, c := range []struct {
 		args    []string
-		min     int    // coefficients named, at least (0: no note)
+		prior   func(string) float64
+		min     int    // coefficients named, at least (-1: as the table says)
 		has, no string // in the note, and not
 	}{
-		{[]string{"--epsilon", "0.5", "--delta", "1e-5"}, 2, "the data, as released at this budget,", "zzz"},
-		{append([]string{"--scale", "bounds"}, hmc...), 0, "", ""},
-		{append([]string{"--scale", "auto"}, hmc...), 1, "mean_smoothness", "ε"},
+		{[]string{"--epsilon", "0.5", "--delta", "1e-5"}, scaledPrior, -1, "the data, as released at this budget,", "zzz"},
+		{append([]string{"--scale", "bounds"}, hmc...), scaledPrior, 0, "", ""},
+		{append([]string{"--scale", "auto"}, hmc...), userPrior, 1, "mean_smoothness", "ε"},
 	} {
 		out := filepath.Join(dir, "d.csv")
 		args := append(append(append([]string{"sample"}, bc5Raw...), c.args...), "--seed", "3", "--out", out)
@@ -160,9 +174,33 @@ func TestSampleNamesMostlyPriorCoefficients(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
 		}
+		// The note names exactly the rows whose sd cell is above 1/√2 of
+		// the prior sd (rows within 2% of the threshold skipped: the sd
+		// cell has 3 significant digits). The private run's count varies
+		// with its fresh noise (1–5 of 6 seen at ε = 0.5).
 		_, note, found := strings.Cut(stdout, "Mostly the prior: ")
+		names, _, _ := strings.Cut(note, " (")
+		named := map[string]bool{}
+		if found {
+			for _, nm := range strings.Split(names, ", ") {
+				named[nm] = true
+			}
+		}
+		want := 0
+		for _, r := range summaryRows(t, stdout) {
+			ratio := r.SD / c.prior(r.Name)
+			if math.Abs(ratio/(math.Sqrt2/2)-1) < 0.02 {
+				continue
+			}
+			if ratio > math.Sqrt2/2 {
+				want++
+			}
+			if named[r.Name] != (ratio > math.Sqrt2/2) {
+				t.Errorf("%v: %s sd %v, prior sd %v: named %v in %q", c.args, r.Name, r.SD, c.prior(r.Name), named[r.Name], note)
+			}
+		}
 		if !found {
-			if c.min > 0 {
+			if c.min > 0 || want > 0 {
 				t.Errorf("%v: no prior note:\n%s", c.args, stdout)
 			}
 			continue
@@ -171,8 +209,7 @@ func TestSampleNamesMostlyPriorCoefficients(t *testing.T) {
 			t.Errorf("%v: unexpected prior note:\n%s", c.args, stdout)
 			continue
 		}
-		names, _, _ := strings.Cut(note, " (")
-		if n := len(strings.Split(names, ", ")); n < c.min || !strings.Contains(note, c.has) || strings.Contains(note, c.no) {
+		if n := len(named); n < c.min || !strings.Contains(note, c.has) || strings.Contains(note, c.no) {
 			t.Errorf("%v: note names %d (want ≥ %d), has %q, not %q:\n%s", c.args, n, c.min, c.has, c.no, note)
 		}
 	}
@@ -210,34 +247,44 @@ func TestSampleSaysEffectDirections(t *testing.T) {
 		}
 		// The line is the one the table's own 2.5% and 97.5% columns give
 		// (the printed quantiles keep their signs).
-		var rows []diag.ParamSummary
-		lines := strings.Split(stdout, "\n")
-		lo, hi := -1, -1
-		for i, l := range lines {
-			f := strings.Fields(l)
-			if len(f) == 0 || f[0] != "parameter" {
-				continue
-			}
-			lo, hi = slices.Index(f, "2.5%"), slices.Index(f, "97.5%")
-			for _, row := range lines[i+1:] {
-				g := strings.Fields(row)
-				if len(g) <= hi {
-					break
-				}
-				a, err1 := strconv.ParseFloat(g[lo], 64)
-				b, err2 := strconv.ParseFloat(g[hi], 64)
-				if err1 != nil || err2 != nil {
-					t.Fatalf("row %q: %v %v", row, err1, err2)
-				}
-				rows = append(rows, diag.ParamSummary{Name: g[0], Q2_5: a, Q97_5: b})
-			}
-			break
-		}
+		rows := summaryRows(t, stdout)
 		if want := report.DirectionNote(rows, "logistic", len(c.args) > 0 && c.args[0] == "--epsilon"); "Direction of the effects"+note != want {
 			t.Errorf("%v: printed %q, the table gives %q", c.args, "Direction of the effects"+note, want)
 		}
-		if lo < 0 || hi < 0 || len(rows) != 6 {
+		if len(rows) != 6 {
 			t.Fatalf("no summary table (%d rows):\n%s", len(rows), stdout)
 		}
 	}
+}
+
+// summaryRows parses the summary table sample prints: each row's name, sd,
+// 2.5% and 97.5% quantiles.
+func summaryRows(t *testing.T, stdout string) []diag.ParamSummary {
+	t.Helper()
+	var rows []diag.ParamSummary
+	lines := strings.Split(stdout, "\n")
+	for i, l := range lines {
+		f := strings.Fields(l)
+		if len(f) == 0 || f[0] != "parameter" {
+			continue
+		}
+		sd, lo, hi := slices.Index(f, "sd"), slices.Index(f, "2.5%"), slices.Index(f, "97.5%")
+		for _, row := range lines[i+1:] {
+			g := strings.Fields(row)
+			if len(g) <= hi {
+				break
+			}
+			v := make([]float64, 3)
+			for k, j := range []int{sd, lo, hi} {
+				x, err := strconv.ParseFloat(g[j], 64)
+				if err != nil {
+					t.Fatalf("row %q: %v", row, err)
+				}
+				v[k] = x
+			}
+			rows = append(rows, diag.ParamSummary{Name: g[0], SD: v[0], Q2_5: v[1], Q97_5: v[2]})
+		}
+		break
+	}
+	return rows
 }
