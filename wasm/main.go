@@ -194,7 +194,7 @@ func install(global js.Value) js.Value {
 // chainHandle wraps a chain for a worker: advance(k) runs up to k
 // iterations and returns {draws: Float64Array (JS-owned, transferable),
 // iteration, total, accepted, done}; local() returns the local diagnostics
-// {accepted, clipped, rowTerms, divergent}.
+// {accepted, clipped, rowTerms, divergent (after warmup), divergentWarmup}.
 func chainHandle(ch *run.Chain, info chainInfo) js.Value {
 	h := js.Global().Get("Object").New()
 	h.Set("info", js.Global().Get("JSON").Call("parse", mustJSON(info)))
@@ -218,7 +218,7 @@ func chainHandle(ch *run.Chain, info chainInfo) js.Value {
 	add("local", func([]js.Value) any {
 		r := ch.Result()
 		return js.Global().Get("JSON").Call("parse", mustJSON(map[string]any{
-			"accepted": r.Accepted, "clipped": r.Clipped, "rowTerms": r.Rows, "divergent": r.Divergent}))
+			"accepted": r.Accepted, "clipped": r.Clipped, "rowTerms": r.Rows, "divergent": r.Divergent, "divergentWarmup": r.DivergentWarmup}))
 	})
 	// error: why the chain stopped before its end (a non-finite state:
 	// chainAbort), or null.

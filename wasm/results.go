@@ -31,12 +31,14 @@ type runInfo struct {
 
 // localChain is one chain's local diagnostics as the worker reported them.
 type localChain struct {
-	Iterations int     `json:"iterations"`
-	Accepted   int     `json:"accepted"`
-	Clipped    int64   `json:"clipped"`
-	RowTerms   int64   `json:"rowTerms"`
-	Divergent  int     `json:"divergent"`
-	Ms         float64 `json:"ms"`
+	Iterations int   `json:"iterations"`
+	Accepted   int   `json:"accepted"`
+	Clipped    int64 `json:"clipped"`
+	RowTerms   int64 `json:"rowTerms"`
+	Divergent  int   `json:"divergent"`
+	// DivergentWarmup: divergent transitions during warmup.
+	DivergentWarmup int     `json:"divergentWarmup"`
+	Ms              float64 `json:"ms"`
 }
 
 // resultsView is the results section as text.
@@ -96,7 +98,7 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 	}
 	for c, ch := range info.Chains {
 		v.Local = append(v.Local, report.Local(c, report.Chain{Iterations: ch.Iterations, Accepted: ch.Accepted,
-			Clipped: ch.Clipped, Rows: ch.RowTerms, Divergent: ch.Divergent, Seconds: ch.Ms / 1000}))
+			Clipped: ch.Clipped, Rows: ch.RowTerms, Divergent: ch.Divergent, DivergentWarmup: ch.DivergentWarmup, Seconds: ch.Ms / 1000}))
 	}
 	if info.Aborted != nil {
 		// As `dpmcmc sample`: no summary and no draws to export.

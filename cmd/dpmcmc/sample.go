@@ -496,7 +496,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	if !f.quiet {
 		fmt.Fprintf(stderr, "%s:\n", report.LocalHeading)
 		for c, ch := range res.Chains {
-			fmt.Fprintln(stderr, report.Local(c, report.Chain{Iterations: ch.Iterations, Accepted: ch.Accepted, Clipped: ch.Clipped, Rows: ch.Rows, Divergent: ch.Divergent}))
+			fmt.Fprintln(stderr, report.Local(c, report.Chain{Iterations: ch.Iterations, Accepted: ch.Accepted, Clipped: ch.Clipped, Rows: ch.Rows, Divergent: ch.Divergent, DivergentWarmup: ch.DivergentWarmup}))
 		}
 	}
 	return nil

@@ -195,8 +195,12 @@ type Chain struct {
 	Accepted   int
 	Clipped    int64 // row terms clipped to the public bounds (of Rows)
 	Rows       int64
-	Divergent  int
-	Seconds    float64 // wall time; 0 when not measured
+	Divergent  int // after warmup
+	// DivergentWarmup counts divergent transitions during warmup (the
+	// step and metric still adapting: expected, and not a sign that the
+	// draws are biased, unlike Divergent).
+	DivergentWarmup int
+	Seconds         float64 // wall time; 0 when not measured
 }
 
 // LocalHeading introduces the local diagnostics.
@@ -213,6 +217,12 @@ func Local(c int, ch Chain) string {
 	}
 	if ch.Divergent > 0 {
 		b.WriteString(", " + strconv.Itoa(ch.Divergent) + " divergent")
+		if ch.DivergentWarmup > 0 {
+			b.WriteString(" after warmup")
+		}
+	}
+	if ch.DivergentWarmup > 0 {
+		b.WriteString(", " + strconv.Itoa(ch.DivergentWarmup) + " divergent during warmup (while the step adapts)")
 	}
 	if ch.Seconds > 0 {
 		b.WriteString(", in " + Num(ch.Seconds, 'g', 3) + " s")

@@ -95,6 +95,12 @@ func TestSentences(t *testing.T) {
 	if got := Local(0, Chain{Iterations: 1000, Accepted: 312, Clipped: 5, Rows: 2000, Divergent: 2, Seconds: 1.234}); got != "chain 1: acceptance 0.312 over 1000 iterations, 0.25% of row terms clipped, 2 divergent, in 1.23 s" {
 		t.Error(got)
 	}
+	if got := Local(1, Chain{Iterations: 3000, Accepted: 2700, Divergent: 3, DivergentWarmup: 21}); got != "chain 2: acceptance 0.900 over 3000 iterations, 3 divergent after warmup, 21 divergent during warmup (while the step adapts)" {
+		t.Errorf("Local = %q", got)
+	}
+	if got := Local(1, Chain{Iterations: 3000, Accepted: 2700, DivergentWarmup: 21}); got != "chain 2: acceptance 0.900 over 3000 iterations, 21 divergent during warmup (while the step adapts)" {
+		t.Errorf("Local = %q", got)
+	}
 	if got := Local(1, Chain{}); got != "chain 2: acceptance 0.000 over 0 iterations" {
 		t.Error(got)
 	}

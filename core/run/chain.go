@@ -38,10 +38,14 @@ type ChainResult struct {
 	// uses this number, never the planned one.
 	Iterations int
 	// Local diagnostics: not private, never exported.
-	Accepted  int
-	Clipped   int64
-	Rows      int64
-	Divergent int
+	Accepted int
+	Clipped  int64
+	Rows     int64
+	// Divergent counts divergent transitions after warmup (Stan's
+	// diagnostic); DivergentWarmup those during warmup, expected while the
+	// step and metric adapt.
+	Divergent       int
+	DivergentWarmup int
 }
 
 // Chain is one chain advanced in slices, so that a caller without threads
@@ -232,7 +236,11 @@ func (ch *Chain) Advance(k int) []float64 {
 		res.Clipped += int64(info.Clipped)
 		res.Rows += int64(info.Rows)
 		if info.Divergent {
-			res.Divergent++
+			if ch.it < ch.warmup {
+				res.DivergentWarmup++
+			} else {
+				res.Divergent++
+			}
 		}
 		pos := ch.k.Position()
 		if ch.scaling != nil {

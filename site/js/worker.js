@@ -19,7 +19,7 @@
 // non-finite): {message, algorithm, chain, iteration, total, step}, the
 // engine's (and the command-line tool's) message and its fields.
 //
-// local: the chain's local diagnostics {accepted, clipped, rowTerms, divergent} (not private,
+// local: the chain's local diagnostics {accepted, clipped, rowTerms, divergent, divergentWarmup} (not private,
 // shown on this page only, never exported).
 // stats (for the benchmark page): {prepareMs (file read + newChain), advanceMs (time inside
 // h.advance, the engine's own work), loopMs (first advance to last flush), slices, posts}.
