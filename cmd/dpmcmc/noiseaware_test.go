@@ -143,6 +143,19 @@ func TestPlanAuto(t *testing.T) {
 // 500 + 500 iterations did not converge (R-hat up to 2.5) and, with the
 // accept draws from the run's fresh key, the note named symmetry instead
 // in one of a few runs.
+// sampleBC5 runs `dpmcmc sample` on the 569 breast-cancer rows with
+// bc5Raw's predictors and bounds, seed 3, the draws in dir, and returns
+// what it printed.
+func sampleBC5(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	all := append(append(append([]string{"sample"}, bc5Raw...), args...), "--seed", "3", "--out", filepath.Join(dir, "d.csv"))
+	code, stdout, stderr := runCLI(t, all...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, stderr)
+	}
+	return stdout
+}
+
 func TestSampleNamesMostlyPriorCoefficients(t *testing.T) {
 	dir := t.TempDir()
 	hmc := []string{"--algorithm", "hmc", "--no-privacy", "--warmup", "500", "--draws", "500"}
@@ -168,12 +181,7 @@ func TestSampleNamesMostlyPriorCoefficients(t *testing.T) {
 		{append([]string{"--scale", "bounds"}, hmc...), scaledPrior, 0, "", ""},
 		{append([]string{"--scale", "auto"}, hmc...), userPrior, 1, "mean_smoothness", "ε"},
 	} {
-		out := filepath.Join(dir, "d.csv")
-		args := append(append(append([]string{"sample"}, bc5Raw...), c.args...), "--seed", "3", "--out", out)
-		code, stdout, stderr := runCLI(t, args...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
-		}
+		stdout := sampleBC5(t, dir, c.args...)
 		// The note names exactly the rows whose sd cell is above 1/√2 of
 		// the prior sd (rows within 2% of the threshold skipped: the sd
 		// cell has 3 significant digits). The private run's count varies
@@ -227,18 +235,14 @@ func TestSampleNamesMostlyPriorCoefficients(t *testing.T) {
 func TestSampleSaysEffectDirections(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {
-		args []string
-		has  string
+		args    []string
+		private bool
+		has     string
 	}{
-		{[]string{"--algorithm", "hmc", "--no-privacy", "--scale", "bounds", "--warmup", "500", "--draws", "500"}, "raises the odds: mean_radius, mean_texture, mean_smoothness"},
-		{[]string{"--epsilon", "0.5", "--delta", "1e-5"}, "not determined for any predictor"},
+		{[]string{"--algorithm", "hmc", "--no-privacy", "--scale", "bounds", "--warmup", "500", "--draws", "500"}, false, "raises the odds: mean_radius, mean_texture, mean_smoothness"},
+		{[]string{"--epsilon", "0.5", "--delta", "1e-5"}, true, "not determined for any predictor"},
 	} {
-		out := filepath.Join(dir, "d.csv")
-		args := append(append(append([]string{"sample"}, bc5Raw...), c.args...), "--seed", "3", "--out", out)
-		code, stdout, stderr := runCLI(t, args...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
-		}
+		stdout := sampleBC5(t, dir, c.args...)
 		_, note, ok := strings.Cut(stdout, "Direction of the effects")
 		note, _, _ = strings.Cut(note, "\n")
 		if !ok || !strings.Contains(note, c.has) {
@@ -248,7 +252,7 @@ func TestSampleSaysEffectDirections(t *testing.T) {
 		// The line is the one the table's own 2.5% and 97.5% columns give
 		// (the printed quantiles keep their signs).
 		rows := summaryRows(t, stdout)
-		if want := report.DirectionNote(rows, "logistic", len(c.args) > 0 && c.args[0] == "--epsilon"); "Direction of the effects"+note != want {
+		if want := report.DirectionNote(rows, "logistic", c.private); "Direction of the effects"+note != want {
 			t.Errorf("%v: printed %q, the table gives %q", c.args, "Direction of the effects"+note, want)
 		}
 		if len(rows) != 6 {

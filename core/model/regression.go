@@ -43,6 +43,8 @@ type regression struct {
 	// userPrior (with scaling, Spec.Scale = auto) puts the N(0, s²) prior on
 	// the coefficients in the user's units θ = T(β) instead of on β.
 	userPrior bool
+	// logDetUser is log|det ∂θ/∂β| = −Σ_j log h_j (userPrior only).
+	logDetUser float64
 }
 
 // dot is Σ_k a_k b_k with len(b) ≥ len(a); unrolled by four.
@@ -81,8 +83,7 @@ func (m *regression) LogPrior(theta []float64) float64 {
 	s2 := m.priorSD * m.priorSD
 	c := -float64(m.d) * (mathx.Log(m.priorSD) + halfLog2Pi)
 	if m.userPrior {
-		q, logDet := m.userPriorSq(theta)
-		return -0.5*q/s2 + c + logDet
+		return -0.5*m.userPriorSq(theta)/s2 + c + m.logDetUser
 	}
 	q := 0.0
 	for _, v := range theta[:m.d] {
@@ -91,8 +92,8 @@ func (m *regression) LogPrior(theta []float64) float64 {
 	return -0.5*q/s2 + c
 }
 
-// userPriorSq returns Σ_k θ_k² for θ = T(β) and log|det ∂θ/∂β|.
-func (m *regression) userPriorSq(beta []float64) (q, logDet float64) {
+// userPriorSq returns Σ_k θ_k² for θ = T(β).
+func (m *regression) userPriorSq(beta []float64) (q float64) {
 	sc := m.scaling
 	shift := 0.0
 	for j, b := range beta[:m.d] {
@@ -102,13 +103,12 @@ func (m *regression) userPriorSq(beta []float64) (q, logDet float64) {
 		t := b / sc.Half[j]
 		q += t * t
 		shift += t * sc.Centre[j]
-		logDet -= mathx.Log(sc.Half[j])
 	}
 	if sc.Intercept {
 		t0 := beta[0] - shift
 		q += t0 * t0
 	}
-	return q, logDet
+	return q
 }
 
 // GradLogPrior writes −θ/s² (userPrior: the chain rule through T,

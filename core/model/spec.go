@@ -422,6 +422,13 @@ func buildRegression(name string, spec Spec, o opts, t *dataset.Table) (Model, e
 			r.xiv[j] = sc.ScaleInterval(j, iv)
 		}
 		r.scaling = sc
+		if r.userPrior {
+			for j, h := range sc.Half {
+				if j > 0 || !intercept {
+					r.logDetUser -= math.Log(h)
+				}
+			}
+		}
 		if _, given := spec.Options["prior-sd"]; !given && spec.PriorSD == 0 && !r.userPrior {
 			r.priorSD = DefaultScaledPriorSD
 		}

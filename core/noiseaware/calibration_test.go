@@ -100,10 +100,7 @@ func TestCalibrationCoverage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
 	}
-	tab := loadBC(t)
-	m := buildLogistic(t, tab)
-	p, _ := NewPlan(specFor(t, m, 3, 1e-5))
-	truth, _ := laplace(m, p)
+	truth, _ := bcTruth(t)
 	const reps = 40
 	se := math.Sqrt(0.9 * 0.1 / float64(reps*len(truth)))
 	design := func() *dataset.Table { return loadBC(t) }
@@ -134,9 +131,7 @@ func TestNewtonDampingInformedCoefficients(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
 	}
-	m := buildLogistic(t, loadBC(t))
-	p, _ := NewPlan(specFor(t, m, 3, 1e-5))
-	truth, _ := laplace(m, p)
+	truth, _ := bcTruth(t)
 	design := func() *dataset.Table { return resample(loadBC(t), 5000, 11) }
 	cov, by := simCoverage(t, design, truth, 8, 100, 9, false)
 	t.Logf("n = 5000, ε = 8: coverage %.3f, by coefficient %.2f", cov, by)

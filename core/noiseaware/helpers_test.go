@@ -147,6 +147,20 @@ func laplace(m model.Model, p *Plan) (mean []float64, sd []float64) {
 	return mean, sd
 }
 
+// bcTruth is the simulations' fixed truth: the non-private posterior mean
+// (user units) of the 569 breast-cancer rows under the ε = 3 plan's prior,
+// and that plan (for FromUser).
+func bcTruth(t testing.TB) ([]float64, *Plan) {
+	t.Helper()
+	m := buildLogistic(t, loadBC(t))
+	p, err := NewPlan(specFor(t, m, 3, 1e-5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth, _ := laplace(m, p)
+	return truth, p
+}
+
 // drawsUser returns k posterior draws (user units) as k × d.
 func drawsUser(rel *Release, k int, r *rand.Rand, intercept bool) [][]float64 {
 	q := NewPosterior(rel)

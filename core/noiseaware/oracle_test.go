@@ -185,13 +185,7 @@ func TestOracleFixedTruth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
 	}
-	tab := loadBC(t)
-	m := buildLogistic(t, tab)
-	p, err := NewPlan(specFor(t, m, 3, 1e-5))
-	if err != nil {
-		t.Fatal(err)
-	}
-	truth, _ := laplace(m, p)
+	truth, p := bcTruth(t)
 	p.FromUser(truth, true)
 	t.Logf("fixed truth (scaled): %.2f", truth)
 	for _, c := range []struct {
