@@ -152,10 +152,38 @@ func TestNewtonDampingInformedCoefficients(t *testing.T) {
 // the coverage per coefficient.
 func priorPredictiveCoverage(t *testing.T, n int, eps, s float64, reps int, seed uint64) (float64, []float64) {
 	t.Helper()
-	r := rand.New(rand.NewPCG(seed, 1))
 	d := 6
 	hit := make([]int, d)
-	truth := make([]float64, d)
+	forEachPriorPredictive(t, n, eps, s, reps, seed, func(q *Posterior, truth []float64, r *rand.Rand) {
+		dr := make([][]float64, 1000)
+		for i := range dr {
+			dr[i] = make([]float64, d)
+			q.DrawScaled(r, dr[i])
+		}
+		for j := range truth { // on the scaled space, where the prior is
+			ci := quantiles(dr, j, 0.05, 0.95)
+			if ci[0] <= truth[j] && truth[j] <= ci[1] {
+				hit[j]++
+			}
+		}
+	})
+	tot, by := 0, make([]float64, d)
+	for j, h := range hit {
+		tot += h
+		by[j] = float64(h) / float64(reps)
+	}
+	return float64(tot) / float64(reps*d), by
+}
+
+// forEachPriorPredictive runs reps replicates of the prior-predictive
+// simulation (truths from N(0, s²) on the scaled space, the outcome
+// simulated on the breast-cancer design resampled to n rows, one release at
+// ε with the same prior) and calls f with each replicate's posterior, its
+// truth and the simulation's random source.
+func forEachPriorPredictive(t *testing.T, n int, eps, s float64, reps int, seed uint64, f func(q *Posterior, truth []float64, r *rand.Rand)) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 1))
+	truth := make([]float64, 6)
 	for range reps {
 		tab := loadBC(t)
 		if n != 569 {
@@ -177,25 +205,8 @@ func priorPredictiveCoverage(t *testing.T, n int, eps, s float64, reps int, seed
 		if err != nil {
 			t.Fatal(err)
 		}
-		q := NewPosterior(rel)
-		dr := make([][]float64, 1000)
-		for i := range dr {
-			dr[i] = make([]float64, d)
-			q.DrawScaled(r, dr[i])
-		}
-		for j := range truth { // on the scaled space, where the prior is
-			ci := quantiles(dr, j, 0.05, 0.95)
-			if ci[0] <= truth[j] && truth[j] <= ci[1] {
-				hit[j]++
-			}
-		}
+		f(NewPosterior(rel), truth, r)
 	}
-	tot, by := 0, make([]float64, d)
-	for j, h := range hit {
-		tot += h
-		by[j] = float64(h) / float64(reps)
-	}
-	return float64(tot) / float64(reps*d), by
 }
 
 // checkPriorPredictive runs priorPredictiveCoverage with 200 replicates,

@@ -140,37 +140,16 @@ func TestTruncatedPivotIsOverconfident(t *testing.T) {
 		t.Skip("simulation")
 	}
 	const n, eps, s, reps = 569, 3.0, 5.0, 200
-	r := rand.New(rand.NewPCG(11, 1))
-	d := 6
-	truth := make([]float64, d)
 	proj, trunc := 0, 0
-	for range reps {
-		tab := loadBC(t)
-		spec := specFor(t, buildLogistic(t, tab), eps, 1e-5)
-		spec.PriorSD = s
-		p, err := NewPlan(spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for j := range truth {
-			truth[j] = s * r.NormFloat64()
-		}
-		user := append([]float64(nil), truth...)
-		p.ToUser(user, true)
-		simulateLogistic(tab, user, r)
-		rel, err := Run(p, buildLogistic(t, tab), r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		q := NewPosterior(rel)
+	forEachPriorPredictive(t, n, eps, s, reps, 11, func(q *Posterior, truth []float64, r *rand.Rand) {
 		dr := make([][]float64, 1000)
 		for i := range dr {
-			dr[i] = make([]float64, d)
+			dr[i] = make([]float64, len(truth))
 			q.DrawScaled(r, dr[i])
 		}
 		proj += coverageOf(dr, truth)
 		trunc += coverageOf(newTruncatedPivot(q).draws(r, 1000), truth)
-	}
+	})
 	cp, ct := float64(proj)/(reps*6), float64(trunc)/(reps*6)
 	t.Logf("n = %d, ε = %v, s = %v: prior-predictive coverage, projected pivot %.3f, truncated pivot %.3f", n, eps, s, cp, ct)
 	if ct >= 0.85 {
