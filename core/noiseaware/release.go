@@ -168,27 +168,34 @@ func Run(p *Plan, m model.Model, noise *rand.Rand) (*Release, error) {
 	if rd.D != len(p.Centre) {
 		return nil, fmt.Errorf("noise-aware: the plan has %d coefficients, the model %d", len(p.Centre), rd.D)
 	}
-	d := rd.D
-	rel := &Release{Plan: p, Family: rd.Family, D: d}
+	stats := func(theta []float64) (S, M []float64) { return p.statistics(&rd, theta) }
+	return p.release(rd.Family, rd.N, rd.D, rd.Intercept, stats, noise), nil
+}
+
+// release performs the plan's releases of the statistics that stats
+// computes at each expansion point (the data's in Run, synthetic ones in
+// Preview), drawing the noise from noise.
+func (p *Plan) release(family string, n, d int, intercept bool, stats func(theta []float64) (S, M []float64), noise *rand.Rand) *Release {
+	rel := &Release{Plan: p, Family: family, D: d}
 	theta := make([]float64, d)
 	for r := range p.Releases {
-		S, M := p.statistics(&rd, theta)
+		S, M := stats(theta)
 		addGaussianNoise(noise, S, p.Blocks[2*r].Std)
 		Mn := releaseInfo(noise, M, d, p.Blocks[2*r+1].Std)
 		rel.Theta = append(rel.Theta, append([]float64(nil), theta...))
 		rel.S = append(rel.S, S)
 		rel.M = append(rel.M, Mn)
 		if r < p.Releases-1 {
-			if r == 0 && rd.Family == "logistic" && rd.Intercept {
-				theta = p.ldaStart(rd.N, S, Mn)
-			} else if r == 0 && rd.Family == "poisson" && rd.Intercept {
-				theta = p.loglinearStart(rd.N, S, Mn)
+			if r == 0 && family == "logistic" && intercept {
+				theta = p.ldaStart(n, S, Mn)
+			} else if r == 0 && family == "poisson" && intercept {
+				theta = p.loglinearStart(n, S, Mn)
 			} else {
-				theta = p.newtonStep(rd.Family, theta, S, Mn, p.newtonDamping(r, d))
+				theta = p.newtonStep(family, theta, S, Mn, p.newtonDamping(r, d))
 			}
 		}
 	}
-	return rel, nil
+	return rel
 }
 
 // NewtonDamping is κ of the Newton steps' Levenberg–Marquardt term

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dpmcmc/dpmcmc/core/model"
+	"github.com/dpmcmc/dpmcmc/core/noiseaware"
 	"github.com/dpmcmc/dpmcmc/core/privacy"
 )
 
@@ -121,7 +122,56 @@ type Forecast struct {
 	WillMix bool `json:"will_mix"`
 	// Text says it in words.
 	Text string `json:"text"`
+	// Preview (noise-aware) is how informative the release can be, from
+	// public inputs only: per assumed predictor spread, a slope's posterior
+	// sd as a fraction of its prior sd (noiseaware.Plan.Preview).
+	Preview *noiseaware.Preview `json:"preview,omitempty"`
 }
+
+// noiseAwareForecast is noise-aware's forecast: its chains always mix, and
+// the preview (when there is one) says how much the release can tell
+// about the slopes. For logistic regression it also gives a slope's
+// posterior sd in log odds per predictor sd (the scaled sd times the
+// spread), and warns when, for predictors spread over a quarter of their
+// public half-range, that sd exceeds StrongEffectSD: the 95% intervals
+// could then not exclude 0 for a strong effect (an odds ratio of e ≈ 2.7
+// per predictor sd, 1.96·0.51 ≈ 1).
+func noiseAwareForecast(pv *noiseaware.Preview, modelName string) *Forecast {
+	f := &Forecast{Kind: "exact", WillMix: true, Preview: pv,
+		Text: "one private release of the noisy statistics, then draws that spend no privacy: the chains mix whatever ε; the intervals widen as ε shrinks to account for the release noise"}
+	if pv == nil || len(pv.SDRatio) != len(pv.Spread) || len(pv.Spread) == 0 {
+		return f
+	}
+	ratios, spreads, perSD := make([]string, len(pv.Spread)), make([]string, len(pv.Spread)), make([]string, len(pv.Spread))
+	wide := false
+	for i, r := range pv.SDRatio {
+		ratios[i], spreads[i] = fmt.Sprintf("%.2g", r), fmt.Sprintf("%g", pv.Spread[i])
+		sd := r * pv.PriorSD * pv.Spread[i]
+		perSD[i] = fmt.Sprintf("%.2g", sd)
+		if pv.Spread[i] == 0.25 && sd > StrongEffectSD {
+			wide = true
+		}
+	}
+	assumed := "no effects"
+	if modelName == "logistic" {
+		assumed = "no effects and an outcome rate of ½, the most informative case"
+	}
+	f.Text += fmt.Sprintf(". Preview from public inputs only (%s): for predictors whose sd is %s of their public half-range, a slope's posterior sd would be %s of its prior sd (1: the release says nothing about it)",
+		assumed, strings.Join(spreads, ", "), strings.Join(ratios, ", "))
+	if modelName != "logistic" {
+		return f
+	}
+	f.Text += fmt.Sprintf(", that is %s in log odds per predictor sd", strings.Join(perSD, ", "))
+	if wide {
+		f.Text += ". At this budget the 95% intervals will not tell the direction even of a strong effect (an odds ratio of 2.7 per predictor sd) unless the predictors spread over much of their public range: raise ε, add rows, use fewer predictors, or type bounds closer to where the values can be"
+	}
+	return f
+}
+
+// StrongEffectSD is the largest posterior sd, in log odds per predictor sd,
+// at which a 95% interval excludes 0 for a strong effect (log odds 1 per
+// predictor sd): 1/1.96.
+const StrongEffectSD = 0.51
 
 // penaltyType lists the kernels the random-walk bound applies to.
 var penaltyType = map[string]bool{"dp-penalty": true, "dp-hmc": true, "dp-mala": true}
@@ -240,7 +290,7 @@ func MakeForecast(p *Plan, in ForecastInputs) *Forecast {
 	case !p.Private:
 		return &Forecast{Kind: "none", WillMix: true, Text: "not private: no privacy limit on mixing"}
 	case p.Algorithm == "noise-aware":
-		return &Forecast{Kind: "exact", WillMix: true, Text: "one private release of the noisy statistics, then draws that spend no privacy: the chains mix whatever ε; the intervals widen as ε shrinks to account for the release noise"}
+		return noiseAwareForecast(p.preview, in.Model)
 	case !penaltyType[p.Algorithm]:
 		return &Forecast{Kind: "none", WillMix: true, Text: fmt.Sprintf("no mixing forecast for %s: check R-hat and ESS after the run", p.Algorithm)}
 	case p.Settings.GRW:

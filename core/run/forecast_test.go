@@ -335,3 +335,50 @@ func TestForecastSuggestsFewerChains(t *testing.T) {
 		t.Fatalf("2 chains at ε = %g: %v %+v", q.Epsilon, err, two.Forecast)
 	}
 }
+
+// The noise-aware forecast carries the preview (noiseaware.Plan.Preview):
+// at the clinical case (768 rows, 8 predictors, ε = 3) it warns
+// that even a strong effect's direction will not be told for predictors
+// spread over a quarter of their public half-range; at n = 50,000, ε = 8
+// it does not, and its log-odds sds per predictor sd are below 0.05. The
+// linear model gets a preview without the log-odds line; Poisson none.
+func TestNoiseAwareForecastPreview(t *testing.T) {
+	plan := func(modelName string, n, d int, eps float64, bounds map[string][2]float64) *Plan {
+		t.Helper()
+		cfg := &Config{Model: model.Spec{Model: modelName, Outcome: "y"}, Algorithm: NoiseAware, Chains: 4,
+			Privacy: &Budget{Epsilon: eps, Delta: 1e-5}, Data: DataSpec{Bounds: bounds}}
+		p, err := MakePlan(cfg, n, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Forecast == nil || !p.Forecast.WillMix || p.Forecast.Kind != "exact" {
+			t.Fatalf("%s: forecast %+v", modelName, p.Forecast)
+		}
+		return p
+	}
+	const warning = "will not tell the direction even of a strong effect"
+	clinical := plan("logistic", 768, 9, 3, nil).Forecast
+	t.Logf("n = 768, d = 9, ε = 3: %s", clinical.Text)
+	if pv := clinical.Preview; pv == nil || len(pv.SDRatio) != 3 || !strings.Contains(clinical.Text, "Preview from public inputs only") || !strings.Contains(clinical.Text, warning) {
+		t.Errorf("n = 768: no preview or no warning: %+v", clinical)
+	}
+	large := plan("logistic", 50000, 6, 8, nil).Forecast
+	t.Logf("n = 50,000, d = 6, ε = 8: %s", large.Text)
+	if pv := large.Preview; pv == nil || strings.Contains(large.Text, warning) {
+		t.Errorf("n = 50,000, ε = 8: %+v", large)
+	} else {
+		for i, r := range pv.SDRatio {
+			if sd := r * pv.PriorSD * pv.Spread[i]; sd > 0.05 {
+				t.Errorf("n = 50,000, ε = 8, spread %v: log-odds sd per predictor sd %.3f", pv.Spread[i], sd)
+			}
+		}
+	}
+	lin := plan("linear", 500, 3, 1, map[string][2]float64{"y": {-10, 10}}).Forecast
+	if lin.Preview == nil || strings.Contains(lin.Text, "log odds") {
+		t.Errorf("linear: %+v", lin)
+	}
+	pois := plan("poisson", 500, 3, 1, map[string][2]float64{"y": {0, 20}}).Forecast
+	if pois.Preview != nil || strings.Contains(pois.Text, "Preview") {
+		t.Errorf("poisson: %+v", pois)
+	}
+}

@@ -122,9 +122,16 @@ func planNoiseAware(c *Config, p *Plan, m model.Model, n, d int) error {
 	if c.Privacy.Relation == "add-remove" {
 		return fmt.Errorf("noise-aware treats n as public (its expansion points use it): use the replace-one relation")
 	}
-	np, err := noiseAwarePlan(c, m, n, d)
+	spec, err := noiseAwareSpec(c, m, n, d)
 	if err != nil {
 		return err
+	}
+	np, err := noiseaware.NewPlan(spec)
+	if err != nil {
+		return err
+	}
+	if pv, ok := np.Preview(spec.Family, n, spec.Intercept); ok {
+		p.preview = &pv
 	}
 	eps, _, err := noiseAwareEpsilon(c, np)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dpmcmc/dpmcmc/core/mcmc"
 	"github.com/dpmcmc/dpmcmc/core/model"
+	"github.com/dpmcmc/dpmcmc/core/noiseaware"
 	"github.com/dpmcmc/dpmcmc/core/privacy"
 )
 
@@ -85,6 +86,9 @@ type Plan struct {
 	// Forecast is the mixing forecast (forecast.go), from public inputs
 	// only; nil for a non-private run.
 	Forecast *Forecast `json:"forecast,omitempty"`
+	// preview is noise-aware's preview of how informative the release can
+	// be (noiseaware.Plan.Preview), for its forecast.
+	preview *noiseaware.Preview
 }
 
 // IterationsPerChain is warmup plus draws.

@@ -1,0 +1,196 @@
+package noiseaware
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// PreviewSpreads are the predictor spreads the preview assumes: a
+// predictor's sd as a fraction f of its public half-range (on the scaled
+// space every predictor lies in [−1, 1], so its sd there is f).
+var PreviewSpreads = []float64{0.1, 0.25, 0.5}
+
+// Preview says, before any data are read, how informative the release can
+// be: for each spread f in Spread, SDRatio is the mean over the slopes of
+// the posterior sd divided by the prior sd (1: the release says nothing
+// about a slope; the summaries call a coefficient "mostly the prior" above
+// MostlyPriorRatio).
+type Preview struct {
+	Spread  []float64 `json:"spread"`
+	SDRatio []float64 `json:"sd_ratio"`
+	// PriorSD is the prior sd of a scaled coefficient (per public
+	// half-range of its predictor), so a slope's posterior sd per
+	// predictor sd is SDRatio·PriorSD·Spread.
+	PriorSD float64 `json:"prior_sd_scaled"`
+}
+
+// MostlyPriorRatio is the posterior-to-prior sd ratio above which a
+// coefficient is "mostly the prior" (the summaries' threshold, 1/√2: the
+// prior's precision is at least the data's).
+const MostlyPriorRatio = 0.71
+
+// previewReps and previewDraws set the preview's Monte Carlo: synthetic
+// releases per spread and posterior draws per release.
+const previewReps, previewDraws = 6, 400
+
+// Preview computes the plan's preview for n rows of the family's model
+// (with or without an intercept) from public inputs only. It runs the
+// mechanism's own release path (the start, the damped Newton steps, the
+// noise of every block) and the sampler's own posterior on the statistics
+// of a synthetic design instead of the data: independent predictors
+// z_j ~ N(0, f²) and no effects. For logistic regression the outcome is a
+// fair coin (a rate of ½ gives the largest information a row can carry,
+// so the preview is the most optimistic case): the score at θ is
+// S₀ + n·E[(½ − σ(x̃ᵀθ))x̃] with S₀ = Σ(y_i − ½)x̃_i ~ N(0, (n/4)·G),
+// G = E[x̃x̃ᵀ] = diag(1, f², …, f²), drawn once, and the information its
+// expectation n·E[w(x̃ᵀθ)x̃x̃ᵀ] (designMoments). For the linear model (one
+// release at θ = 0) S = S₀ ~ N(0, φ·n·G) and M = n·G. Poisson has no
+// preview (ok false): its information depends on the mean count, which
+// nothing public fixes. The random numbers are a fixed public sequence: the
+// preview is the same on every machine and reads no data.
+func (p *Plan) Preview(family string, n int, intercept bool) (Preview, bool) {
+	if family != "logistic" && family != "linear" {
+		return Preview{}, false
+	}
+	d := len(p.Centre)
+	pv := Preview{Spread: append([]float64(nil), PreviewSpreads...), PriorSD: p.PriorSD}
+	r := rand.New(rand.NewPCG(20261126, 1))
+	out := make([]float64, d)
+	draws := make([][]float64, previewDraws)
+	for i := range draws {
+		draws[i] = make([]float64, d)
+	}
+	nf := float64(n)
+	for _, f := range PreviewSpreads {
+		g := make([]float64, d) // the diagonal of G
+		for j := range g {
+			g[j] = f * f
+			if j == 0 && intercept {
+				g[j] = 1
+			}
+		}
+		ratio := 0.0
+		for range previewReps {
+			s0 := make([]float64, d)
+			for j := range s0 {
+				v := nf * g[j] / 4
+				if family == "linear" {
+					v = p.Phi * nf * g[j]
+				}
+				s0[j] = math.Sqrt(v) * r.NormFloat64()
+			}
+			stats := func(theta []float64) (S, M []float64) {
+				S, M = append([]float64(nil), s0...), make([]float64, d*d)
+				if family == "linear" {
+					for j := range d {
+						S[j] -= nf * g[j] * theta[j]
+						M[j*d+j] = nf * g[j]
+					}
+					return S, M
+				}
+				es, ew := designMoments(theta, f, intercept)
+				for j := range d {
+					S[j] -= nf * es[j]
+					if j == 0 && intercept {
+						S[j] += nf / 2
+					}
+					for k := range d {
+						M[j*d+k] = nf * ew[j*d+k]
+					}
+				}
+				return S, M
+			}
+			q := NewPosterior(p.release(family, n, d, intercept, stats, r))
+			for i := range draws {
+				q.DrawScaled(r, out)
+				copy(draws[i], out)
+			}
+			sum, slopes := 0.0, 0
+			for j := range d {
+				if j == 0 && intercept {
+					continue
+				}
+				sum += sdOf(draws, j) / p.PriorSD
+				slopes++
+			}
+			ratio += sum / float64(max(slopes, 1))
+		}
+		pv.SDRatio = append(pv.SDRatio, ratio/previewReps)
+	}
+	return pv, true
+}
+
+// designMoments returns E[σ(a)x̃] and E[w(a)x̃x̃ᵀ] (w = σ(1 − σ)) per row
+// for x̃ = (1, z) (or z without an intercept), z ~ N(0, f²I) and
+// a = x̃ᵀθ. With m = θ₀, v = f²Σ_{j≥1}θ_j² and u = (a − m)/√v ~ N(0, 1),
+// E[z_j | a] = f²θ_j·u/√v and Cov[z | a] = f²I − f⁴θθᵀ/v, so
+//
+//	E[σ x̃]      = (E σ,  f²θ_j·E[σu]/√v)
+//	E[w x̃x̃ᵀ]_00 = E w,  _0j = f²θ_j·E[wu]/√v,
+//	E[w x̃x̃ᵀ]_jl = f²δ_jl·E w + f⁴θ_jθ_l·E[w(u² − 1)]/v,
+//
+// five one-dimensional integrals (trapezoid on u ∈ [−8, 8], 161 nodes).
+func designMoments(theta []float64, f float64, intercept bool) (es, ew []float64) {
+	d := len(theta)
+	first := 0
+	m := 0.0
+	if intercept {
+		first, m = 1, theta[0]
+	}
+	v := 0.0
+	for j := first; j < d; j++ {
+		v += f * f * theta[j] * theta[j]
+	}
+	sd := math.Sqrt(v)
+	const nodes = 161
+	var wsum, eS, eSu, eW, eWu, eWuu float64
+	for i := range nodes {
+		u := -8 + 16*float64(i)/float64(nodes-1)
+		k := math.Exp(-u * u / 2)
+		s := 1 / (1 + math.Exp(-(m + sd*u)))
+		w := s * (1 - s)
+		wsum += k
+		eS += k * s
+		eSu += k * s * u
+		eW += k * w
+		eWu += k * w * u
+		eWuu += k * w * (u*u - 1)
+	}
+	eS, eSu, eW, eWu, eWuu = eS/wsum, eSu/wsum, eW/wsum, eWu/wsum, eWuu/wsum
+	es, ew = make([]float64, d), make([]float64, d*d)
+	lin := func(j int) float64 { // f²θ_j/√v (0 when every slope is 0)
+		if sd == 0 {
+			return 0
+		}
+		return f * f * theta[j] / sd
+	}
+	for j := range d {
+		if j < first {
+			es[j], ew[0] = eS, eW
+			for l := first; l < d; l++ {
+				ew[l], ew[l*d] = lin(l)*eWu, lin(l)*eWu
+			}
+			continue
+		}
+		es[j] = lin(j) * eSu
+		for l := first; l < d; l++ {
+			ew[j*d+l] = lin(j) * lin(l) * eWuu
+		}
+		ew[j*d+j] += f * f * eW
+	}
+	return es, ew
+}
+
+// sdOf is the sample sd of column j of draws.
+func sdOf(draws [][]float64, j int) float64 {
+	mean := 0.0
+	for _, x := range draws {
+		mean += x[j]
+	}
+	mean /= float64(len(draws))
+	v := 0.0
+	for _, x := range draws {
+		v += (x[j] - mean) * (x[j] - mean)
+	}
+	return math.Sqrt(v / float64(len(draws)-1))
+}
