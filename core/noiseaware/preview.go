@@ -29,9 +29,9 @@ type Preview struct {
 // prior's precision is at least the data's).
 const MostlyPriorRatio = 0.71
 
-// previewReps and previewDraws set the preview's Monte Carlo: synthetic
-// releases per spread and posterior draws per release.
-const previewReps, previewDraws = 6, 400
+// previewReps and previewInfoDraws set the preview's Monte Carlo:
+// synthetic releases per spread, and draws of M per release.
+const previewReps, previewInfoDraws = 6, 60
 
 // Preview computes the plan's preview for n rows of the family's model
 // (with or without an intercept) from public inputs only. It runs the
@@ -55,11 +55,6 @@ func (p *Plan) Preview(family string, n int, intercept bool) (Preview, bool) {
 	d := len(p.Centre)
 	pv := Preview{Spread: append([]float64(nil), PreviewSpreads...), PriorSD: p.PriorSD}
 	r := rand.New(rand.NewPCG(20261126, 1))
-	out := make([]float64, d)
-	draws := make([][]float64, previewDraws)
-	for i := range draws {
-		draws[i] = make([]float64, d)
-	}
 	nf := float64(n)
 	for _, f := range PreviewSpreads {
 		g := make([]float64, d) // the diagonal of G
@@ -100,17 +95,13 @@ func (p *Plan) Preview(family string, n int, intercept bool) (Preview, bool) {
 				}
 				return S, M
 			}
-			q := NewPosterior(p.release(family, n, d, intercept, stats, r))
-			for i := range draws {
-				q.DrawScaled(r, out)
-				copy(draws[i], out)
-			}
+			sds := posteriorSDs(NewPosterior(p.release(family, n, d, intercept, stats, r)), r)
 			sum, slopes := 0.0, 0
-			for j := range d {
+			for j, sd := range sds {
 				if j == 0 && intercept {
 					continue
 				}
-				sum += sdOf(draws, j) / p.PriorSD
+				sum += sd / p.PriorSD
 				slopes++
 			}
 			ratio += sum / float64(max(slopes, 1))
@@ -181,16 +172,32 @@ func designMoments(theta []float64, f float64, intercept bool) (es, ew []float64
 	return es, ew
 }
 
-// sdOf is the sample sd of column j of draws.
-func sdOf(draws [][]float64, j int) float64 {
-	mean := 0.0
-	for _, x := range draws {
-		mean += x[j]
+// posteriorSDs returns the posterior sd of every scaled coefficient of q,
+// Rao–Blackwellised over the draws of M: θ | M is Gaussian with covariance
+// P⁻¹ and mean m(M), so Var θ_j = E[(P⁻¹)_jj] + Var[m_j(M)], estimated from
+// previewInfoDraws draws of M (the sampler's own drawInfo and
+// meanGivenInfo). This needs far fewer draws than the sample sd of θ.
+func posteriorSDs(q *Posterior, r *rand.Rand) []float64 {
+	d := q.d
+	mean, sq, pinv := make([]float64, d), make([]float64, d), make([]float64, d)
+	m, e := make([]float64, d), make([]float64, d)
+	for range previewInfoDraws {
+		q.drawInfo(r)
+		q.meanGivenInfo(m)
+		for j := range d {
+			mean[j] += m[j] / previewInfoDraws
+			sq[j] += m[j] * m[j] / previewInfoDraws
+			clear(e)
+			e[j] = 1
+			forward(q.p, d, e) // ‖L⁻¹e_j‖² = (P⁻¹)_jj
+			for _, v := range e {
+				pinv[j] += v * v / previewInfoDraws
+			}
+		}
 	}
-	mean /= float64(len(draws))
-	v := 0.0
-	for _, x := range draws {
-		v += (x[j] - mean) * (x[j] - mean)
+	out := make([]float64, d)
+	for j := range out {
+		out[j] = math.Sqrt(pinv[j] + max(0, sq[j]-mean[j]*mean[j]))
 	}
-	return math.Sqrt(v / float64(len(draws)-1))
+	return out
 }

@@ -134,3 +134,17 @@ func TestDesignMoments(t *testing.T) {
 	}
 	t.Logf("E[σ x̃] %.4f (rows %.4f); E[w] %.4f (rows %.4f)", es, ms, ew[0], mw[0])
 }
+
+// sdOf is the sample sd of column j of draws.
+func sdOf(draws [][]float64, j int) float64 {
+	mean := 0.0
+	for _, x := range draws {
+		mean += x[j]
+	}
+	mean /= float64(len(draws))
+	v := 0.0
+	for _, x := range draws {
+		v += (x[j] - mean) * (x[j] - mean)
+	}
+	return math.Sqrt(v / float64(len(draws)-1))
+}
