@@ -31,7 +31,7 @@ const MostlyPriorRatio = 0.71
 
 // previewReps and previewInfoDraws set the preview's Monte Carlo:
 // synthetic releases per spread, and draws of M per release.
-const previewReps, previewInfoDraws = 6, 60
+const previewReps, previewInfoDraws = 12, 30
 
 // Preview computes the plan's preview for n rows of the family's model
 // (with or without an intercept) from public inputs only. It runs the
@@ -52,63 +52,85 @@ func (p *Plan) Preview(family string, n int, intercept bool) (Preview, bool) {
 	if family != "logistic" && family != "linear" {
 		return Preview{}, false
 	}
-	d := len(p.Centre)
 	pv := Preview{Spread: append([]float64(nil), PreviewSpreads...), PriorSD: p.PriorSD}
-	r := rand.New(rand.NewPCG(20261126, 1))
-	nf := float64(n)
 	for _, f := range PreviewSpreads {
-		g := make([]float64, d) // the diagonal of G
-		for j := range g {
-			g[j] = f * f
-			if j == 0 && intercept {
-				g[j] = 1
-			}
+		pv.SDRatio = append(pv.SDRatio, p.previewRatio(family, n, intercept, f, previewStream(f)))
+	}
+	return pv, true
+}
+
+// previewStream is the preview's fixed public random sequence for spread
+// f: the same for Preview and PreviewRatio, so their ratios agree exactly.
+func previewStream(f float64) *rand.Rand {
+	return rand.New(rand.NewPCG(20261126, math.Float64bits(f)))
+}
+
+// PreviewRatio is the preview's posterior-to-prior sd ratio of a slope at
+// the one spread f, equal to Preview's at that spread (0 and false for
+// Poisson). The planner searches ε with it.
+func (p *Plan) PreviewRatio(family string, n int, intercept bool, f float64) (float64, bool) {
+	if family != "logistic" && family != "linear" {
+		return 0, false
+	}
+	return p.previewRatio(family, n, intercept, f, previewStream(f)), true
+}
+
+// previewRatio is the mean over previewReps synthetic releases (random
+// numbers from r) of the slopes' mean posterior-to-prior sd ratio at
+// spread f.
+func (p *Plan) previewRatio(family string, n int, intercept bool, f float64, r *rand.Rand) float64 {
+	d := len(p.Centre)
+	nf := float64(n)
+	g := make([]float64, d) // the diagonal of G
+	for j := range g {
+		g[j] = f * f
+		if j == 0 && intercept {
+			g[j] = 1
 		}
-		ratio := 0.0
-		for range previewReps {
-			s0 := make([]float64, d)
-			for j := range s0 {
-				v := nf * g[j] / 4
-				if family == "linear" {
-					v = p.Phi * nf * g[j]
-				}
-				s0[j] = math.Sqrt(v) * r.NormFloat64()
+	}
+	ratio := 0.0
+	for range previewReps {
+		s0 := make([]float64, d)
+		for j := range s0 {
+			v := nf * g[j] / 4
+			if family == "linear" {
+				v = p.Phi * nf * g[j]
 			}
-			stats := func(theta []float64) (S, M []float64) {
-				S, M = append([]float64(nil), s0...), make([]float64, d*d)
-				if family == "linear" {
-					for j := range d {
-						S[j] -= nf * g[j] * theta[j]
-						M[j*d+j] = nf * g[j]
-					}
-					return S, M
-				}
-				es, ew := designMoments(theta, f, intercept)
+			s0[j] = math.Sqrt(v) * r.NormFloat64()
+		}
+		stats := func(theta []float64) (S, M []float64) {
+			S, M = append([]float64(nil), s0...), make([]float64, d*d)
+			if family == "linear" {
 				for j := range d {
-					S[j] -= nf * es[j]
-					if j == 0 && intercept {
-						S[j] += nf / 2
-					}
-					for k := range d {
-						M[j*d+k] = nf * ew[j*d+k]
-					}
+					S[j] -= nf * g[j] * theta[j]
+					M[j*d+j] = nf * g[j]
 				}
 				return S, M
 			}
-			sds := posteriorSDs(NewPosterior(p.release(family, n, d, intercept, stats, r)), r)
-			sum, slopes := 0.0, 0
-			for j, sd := range sds {
+			es, ew := designMoments(theta, f, intercept)
+			for j := range d {
+				S[j] -= nf * es[j]
 				if j == 0 && intercept {
-					continue
+					S[j] += nf / 2
 				}
-				sum += sd / p.PriorSD
-				slopes++
+				for k := range d {
+					M[j*d+k] = nf * ew[j*d+k]
+				}
 			}
-			ratio += sum / float64(max(slopes, 1))
+			return S, M
 		}
-		pv.SDRatio = append(pv.SDRatio, ratio/previewReps)
+		sds := posteriorSDs(NewPosterior(p.release(family, n, d, intercept, stats, r)), r)
+		sum, slopes := 0.0, 0
+		for j, sd := range sds {
+			if j == 0 && intercept {
+				continue
+			}
+			sum += sd / p.PriorSD
+			slopes++
+		}
+		ratio += sum / float64(max(slopes, 1))
 	}
-	return pv, true
+	return ratio / previewReps
 }
 
 // designMoments returns E[σ(a)x̃] and E[w(a)x̃x̃ᵀ] (w = σ(1 − σ)) per row

@@ -126,6 +126,10 @@ type Forecast struct {
 	// public inputs only: per assumed predictor spread, a slope's posterior
 	// sd as a fraction of its prior sd (noiseaware.Plan.Preview).
 	Preview *noiseaware.Preview `json:"preview,omitempty"`
+	// EpsilonInformative (noise-aware, logistic) is the ε at which the
+	// preview would stop warning, at the same n, predictors and δ (0: no
+	// warning, or none up to MaxInformativeEpsilon).
+	EpsilonInformative float64 `json:"epsilon_informative,omitempty"`
 }
 
 // noiseAwareForecast is noise-aware's forecast: its chains always mix, and
@@ -136,21 +140,16 @@ type Forecast struct {
 // public half-range, that sd exceeds StrongEffectSD: the 95% intervals
 // could then not exclude 0 for a strong effect (an odds ratio of e ≈ 2.7
 // per predictor sd, 1.96·0.51 ≈ 1).
-func noiseAwareForecast(pv *noiseaware.Preview, modelName string) *Forecast {
+func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, modelName string) *Forecast {
 	f := &Forecast{Kind: "exact", WillMix: true, Preview: pv,
 		Text: "one private release of the noisy statistics, then draws that spend no privacy: the chains mix whatever ε; the intervals widen as ε shrinks to account for the release noise"}
 	if pv == nil || len(pv.SDRatio) != len(pv.Spread) || len(pv.Spread) == 0 {
 		return f
 	}
 	ratios, spreads, perSD := make([]string, len(pv.Spread)), make([]string, len(pv.Spread)), make([]string, len(pv.Spread))
-	wide := false
 	for i, r := range pv.SDRatio {
 		ratios[i], spreads[i] = fmt.Sprintf("%.2g", r), fmt.Sprintf("%g", pv.Spread[i])
-		sd := r * pv.PriorSD * pv.Spread[i]
-		perSD[i] = fmt.Sprintf("%.2g", sd)
-		if pv.Spread[i] == 0.25 && sd > StrongEffectSD {
-			wide = true
-		}
+		perSD[i] = fmt.Sprintf("%.2g", r*pv.PriorSD*pv.Spread[i])
 	}
 	assumed := "no effects"
 	if modelName == "logistic" {
@@ -162,8 +161,13 @@ func noiseAwareForecast(pv *noiseaware.Preview, modelName string) *Forecast {
 		return f
 	}
 	f.Text += fmt.Sprintf(", that is %s in log odds per predictor sd", strings.Join(perSD, ", "))
-	if wide {
-		f.Text += ". At this budget the 95% intervals will not tell the direction even of a strong effect (an odds ratio of 2.7 per predictor sd) unless the predictors spread over much of their public range: raise ε, add rows, use fewer predictors, or type bounds closer to where the values can be"
+	if weakAtQuarter(*pv) {
+		raise := "raise ε"
+		if epsInformative > 0 {
+			f.EpsilonInformative = epsInformative
+			raise = fmt.Sprintf("raise ε (to about %.2g at this n and number of predictors)", epsInformative)
+		}
+		f.Text += ". At this budget the 95% intervals will not tell the direction even of a strong effect (an odds ratio of 2.7 per predictor sd) unless the predictors spread over much of their public range: " + raise + ", add rows, use fewer predictors, or type bounds closer to where the values can be"
 	}
 	return f
 }
@@ -290,7 +294,7 @@ func MakeForecast(p *Plan, in ForecastInputs) *Forecast {
 	case !p.Private:
 		return &Forecast{Kind: "none", WillMix: true, Text: "not private: no privacy limit on mixing"}
 	case p.Algorithm == "noise-aware":
-		return noiseAwareForecast(p.preview, in.Model)
+		return noiseAwareForecast(p.preview, p.previewEpsilon, in.Model)
 	case !penaltyType[p.Algorithm]:
 		return &Forecast{Kind: "none", WillMix: true, Text: fmt.Sprintf("no mixing forecast for %s: check R-hat and ESS after the run", p.Algorithm)}
 	case p.Settings.GRW:

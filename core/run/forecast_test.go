@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -341,6 +342,7 @@ func TestForecastSuggestsFewerChains(t *testing.T) {
 // that even a strong effect's direction will not be told for predictors
 // spread over a quarter of their public half-range; at n = 50,000, ε = 8
 // it does not, and its log-odds sds per predictor sd are below 0.05. The
+// ε it names for the clinical case is where the warning stops. The
 // linear model gets a preview without the log-odds line; Poisson none.
 func TestNoiseAwareForecastPreview(t *testing.T) {
 	plan := func(modelName string, n, d int, eps float64, bounds map[string][2]float64) *Plan {
@@ -361,6 +363,18 @@ func TestNoiseAwareForecastPreview(t *testing.T) {
 	t.Logf("n = 768, d = 9, ε = 3: %s", clinical.Text)
 	if pv := clinical.Preview; pv == nil || len(pv.SDRatio) != 3 || !strings.Contains(clinical.Text, "Preview from public inputs only") || !strings.Contains(clinical.Text, warning) {
 		t.Errorf("n = 768: no preview or no warning: %+v", clinical)
+	}
+	// The ε it names is where the warning stops: re-planned 10% above it,
+	// the preview does not warn; 10% below, it does.
+	eps := clinical.EpsilonInformative
+	if !(eps > 3) || !strings.Contains(clinical.Text, fmt.Sprintf("raise ε (to about %.2g", eps)) {
+		t.Errorf("n = 768: ε to be informative %v: %s", eps, clinical.Text)
+	}
+	if above := plan("logistic", 768, 9, 1.1*eps, nil).Forecast; strings.Contains(above.Text, warning) || above.EpsilonInformative != 0 {
+		t.Errorf("n = 768, ε = %.3g: still warns: %s", 1.1*eps, above.Text)
+	}
+	if below := plan("logistic", 768, 9, 0.9*eps, nil).Forecast; !strings.Contains(below.Text, warning) {
+		t.Errorf("n = 768, ε = %.3g: no warning: %s", 0.9*eps, below.Text)
 	}
 	large := plan("logistic", 50000, 6, 8, nil).Forecast
 	t.Logf("n = 50,000, d = 6, ε = 8: %s", large.Text)

@@ -132,6 +132,9 @@ func planNoiseAware(c *Config, p *Plan, m model.Model, n, d int) error {
 	}
 	if pv, ok := np.Preview(spec.Family, n, spec.Intercept); ok {
 		p.preview = &pv
+		if spec.Family == "logistic" && weakAtQuarter(pv) {
+			p.previewEpsilon = informativeEpsilon(c, m, n, d, spec)
+		}
 	}
 	eps, _, err := noiseAwareEpsilon(c, np)
 	if err != nil {
@@ -155,6 +158,55 @@ func planNoiseAware(c *Config, p *Plan, m model.Model, n, d int) error {
 		p.Notes = append(p.Notes, fmt.Sprintf("release: %s: L2 sensitivity %.4g, noise std %.4g, μ = %.4g", b.What, b.Sensitivity, b.Std, b.Mu))
 	}
 	return nil
+}
+
+// informativeEpsilon is the smallest ε (at the budget's δ, the same n, d
+// and model) at which the preview stops warning (weakAtQuarter), by
+// bisection on log ε over (ε, MaxInformativeEpsilon]; 0 when even that
+// does not suffice. Public inputs only, like the preview.
+func informativeEpsilon(c *Config, m model.Model, n, d int, spec noiseaware.Spec) float64 {
+	weak := func(eps float64) bool {
+		c2, b := *c, *c.Privacy
+		b.Epsilon, c2.Privacy = eps, &b
+		s, err := noiseAwareSpec(&c2, m, n, d)
+		if err != nil {
+			return true
+		}
+		np, err := noiseaware.NewPlan(s)
+		if err != nil {
+			return true
+		}
+		r, _ := np.PreviewRatio(spec.Family, n, spec.Intercept, 0.25)
+		return r*np.PriorSD*0.25 > StrongEffectSD
+	}
+	lo, hi := math.Log(c.Privacy.Epsilon), math.Log(MaxInformativeEpsilon)
+	if weak(MaxInformativeEpsilon) {
+		return 0
+	}
+	for range 7 { // a bracket of ln(1000/ε)/128: under 5% of ε
+		mid := (lo + hi) / 2
+		if weak(math.Exp(mid)) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return math.Exp(hi)
+}
+
+// MaxInformativeEpsilon is the largest ε informativeEpsilon tries.
+const MaxInformativeEpsilon = 1000.0
+
+// weakAtQuarter reports whether the preview says that for predictors spread
+// over a quarter of their public half-range a slope's posterior sd, in log
+// odds per predictor sd, exceeds StrongEffectSD.
+func weakAtQuarter(pv noiseaware.Preview) bool {
+	for i, f := range pv.Spread {
+		if f == 0.25 && i < len(pv.SDRatio) && pv.SDRatio[i]*pv.PriorSD*f > StrongEffectSD {
+			return true
+		}
+	}
+	return false
 }
 
 // noiseAwareEpsilon is ε at the budget's δ of the releases of np: the

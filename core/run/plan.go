@@ -89,6 +89,9 @@ type Plan struct {
 	// preview is noise-aware's preview of how informative the release can
 	// be (noiseaware.Plan.Preview), for its forecast.
 	preview *noiseaware.Preview
+	// previewEpsilon is the ε at which the preview would stop warning (0:
+	// none up to MaxInformativeEpsilon, or no warning).
+	previewEpsilon float64
 }
 
 // IterationsPerChain is warmup plus draws.
