@@ -292,3 +292,40 @@ func summaryRows(t *testing.T, stdout string) []diag.ParamSummary {
 	}
 	return rows
 }
+
+// A non-private regression run in the user's units that does not converge
+// says that --scale auto would sample the same posterior better, when every
+// predictor has a public bound (the raw breast-cancer predictors: HMC at
+// 4 × (300 + 300) does not converge in the user's units); with --scale
+// auto (4 × (1000 + 1000): R-hat ≤ 1.001) it converges and says nothing of
+// the kind, and neither does a run missing a bound. The draws differ from
+// run to run (fresh noise key), so the settings are far from the edge.
+func TestSampleHintsScaleAuto(t *testing.T) {
+	dir := t.TempDir()
+	base := append(append([]string{"sample"}, bc5Raw...), "--algorithm", "hmc", "--warmup", "300", "--draws", "300", "--seed", "1", "--quiet")
+	code, stdout, stderr := runCLI(t, append(base, "--out", filepath.Join(dir, "none.csv"))...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "Not converged") || !strings.Contains(stdout, "Hint: the coefficients were sampled in the user's units") {
+		t.Errorf("user units: no verdict or no hint:\n%s", stdout)
+	}
+	long := append(append([]string{"sample"}, bc5Raw...), "--algorithm", "hmc", "--warmup", "1000", "--draws", "1000", "--seed", "1", "--quiet")
+	code, stdout, stderr = runCLI(t, append(long, "--scale", "auto", "--out", filepath.Join(dir, "auto.csv"))...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "Converged") || strings.Contains(stdout, "Hint:") {
+		t.Errorf("scale auto:\n%s", stdout)
+	}
+	noBound := slices.Clone(base)
+	i := slices.Index(noBound, "mean_symmetry=0:0.4")
+	noBound = slices.Delete(noBound, i-1, i+1)
+	code, stdout, stderr = runCLI(t, append(noBound, "--out", filepath.Join(dir, "nobound.csv"))...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stdout, "Hint:") {
+		t.Errorf("a predictor without a bound, yet the hint:\n%s", stdout)
+	}
+}

@@ -483,8 +483,12 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintln(stdout)
 		private := run.IsPrivate(p.Config.Algorithm)
-		if err := writeSummaryTable(stdout, d.NumChains(), d.NumIterations(), 0, rows, diag.Assess(rows, d.NumChains()), p.Config.Model.Model, steps, private); err != nil {
+		verdict := diag.Assess(rows, d.NumChains())
+		if err := writeSummaryTable(stdout, d.NumChains(), d.NumIterations(), 0, rows, verdict, p.Config.Model.Model, steps, private); err != nil {
 			return err
+		}
+		if hint := run.ScaleAutoHint(p.Config, d.Names, verdict.Converged); hint != "" {
+			fmt.Fprintln(stdout, hint)
 		}
 		if report.Regression(p.Config.Model.Model) {
 			sd, scaled := run.ModelPrior(p.Config)
