@@ -165,7 +165,7 @@ func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, modelNam
 		raise := "raise ε"
 		if epsInformative > 0 {
 			f.EpsilonInformative = epsInformative
-			raise = fmt.Sprintf("raise ε (to about %.2g at this n and number of predictors)", epsInformative)
+			raise = fmt.Sprintf("raise ε (to at least about %.2g at this n and number of predictors; more when the outcome rate is far from ½ or the predictors sit off the centre of their ranges)", epsInformative)
 		}
 		f.Text += ". At this budget the 95% intervals will not tell the direction even of a strong effect (an odds ratio of 2.7 per predictor sd) unless the predictors spread over much of their public range: " + raise + ", add rows, use fewer predictors, or type bounds closer to where the values can be"
 	}

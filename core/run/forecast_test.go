@@ -367,7 +367,7 @@ func TestNoiseAwareForecastPreview(t *testing.T) {
 	// The ε it names is where the warning stops: re-planned 10% above it,
 	// the preview does not warn; 10% below, it does.
 	eps := clinical.EpsilonInformative
-	if !(eps > 3) || !strings.Contains(clinical.Text, fmt.Sprintf("raise ε (to about %.2g", eps)) {
+	if !(eps > 3) || !strings.Contains(clinical.Text, fmt.Sprintf("raise ε (to at least about %.2g", eps)) {
 		t.Errorf("n = 768: ε to be informative %v: %s", eps, clinical.Text)
 	}
 	if above := plan("logistic", 768, 9, 1.1*eps, nil).Forecast; strings.Contains(above.Text, warning) || above.EpsilonInformative != 0 {
