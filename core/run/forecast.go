@@ -130,6 +130,11 @@ type Forecast struct {
 	// preview would stop warning, at the same n, predictors and δ (0: no
 	// warning, or none up to MaxInformativeEpsilon).
 	EpsilonInformative float64 `json:"epsilon_informative,omitempty"`
+	// WeakRelease (noise-aware, logistic) is true when the preview warns
+	// that the intervals will not tell the direction even of a strong
+	// effect; the page marks the forecast as a warning then, as it does
+	// when the chains will not mix.
+	WeakRelease bool `json:"weak_release,omitempty"`
 }
 
 // noiseAwareForecast is noise-aware's forecast: its chains always mix, and
@@ -162,6 +167,7 @@ func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, modelNam
 	}
 	f.Text += fmt.Sprintf(", that is %s in log odds per predictor sd", strings.Join(perSD, ", "))
 	if weakAtQuarter(*pv) {
+		f.WeakRelease = true
 		raise := "raise ε"
 		if epsInformative > 0 {
 			f.EpsilonInformative = epsInformative

@@ -361,7 +361,7 @@ func TestNoiseAwareForecastPreview(t *testing.T) {
 	const warning = "will not tell the direction even of a strong effect"
 	clinical := plan("logistic", 768, 9, 3, nil).Forecast
 	t.Logf("n = 768, d = 9, ε = 3: %s", clinical.Text)
-	if pv := clinical.Preview; pv == nil || len(pv.SDRatio) != 3 || !strings.Contains(clinical.Text, "Preview from public inputs only") || !strings.Contains(clinical.Text, warning) {
+	if pv := clinical.Preview; pv == nil || len(pv.SDRatio) != 3 || !clinical.WeakRelease || !strings.Contains(clinical.Text, "Preview from public inputs only") || !strings.Contains(clinical.Text, warning) {
 		t.Errorf("n = 768: no preview or no warning: %+v", clinical)
 	}
 	// The ε it names is where the warning stops: re-planned 10% above it,
@@ -378,7 +378,7 @@ func TestNoiseAwareForecastPreview(t *testing.T) {
 	}
 	large := plan("logistic", 50000, 6, 8, nil).Forecast
 	t.Logf("n = 50,000, d = 6, ε = 8: %s", large.Text)
-	if pv := large.Preview; pv == nil || strings.Contains(large.Text, warning) {
+	if pv := large.Preview; pv == nil || large.WeakRelease || strings.Contains(large.Text, warning) {
 		t.Errorf("n = 50,000, ε = 8: %+v", large)
 	} else {
 		for i, r := range pv.SDRatio {

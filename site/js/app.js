@@ -802,13 +802,15 @@ function delimName(d) {
 
 /**
  * Shows the engine's mixing forecast of the plan (its text as the engine
- * spells it), marked as a warning when it says the chains will not mix.
+ * spells it), marked as a warning when it says the chains will not mix or
+ * (noise-aware) that the release will not tell even a strong effect's
+ * direction.
  */
 function showForecast(f) {
   const e = $('forecast');
   e.hidden = !f?.text;
   e.textContent = f?.text ? `Mixing forecast: ${f.text}` : '';
-  e.classList.toggle('warn', Boolean(f?.text) && !f.will_mix);
+  e.classList.toggle('warn', Boolean(f?.text) && (!f.will_mix || Boolean(f.weak_release)));
   e.dataset.willMix = f ? String(Boolean(f.will_mix)) : '';
 }
 
