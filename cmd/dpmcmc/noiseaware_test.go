@@ -294,7 +294,7 @@ func summaryRows(t *testing.T, stdout string) []diag.ParamSummary {
 }
 
 // A non-private regression run in the user's units that does not converge
-// says that --scale auto would sample the same posterior better, when every
+// says on stderr (the summary on stdout stays `dpmcmc summary`'s) that --scale auto would sample the same posterior better, when every
 // predictor has a public bound (the raw breast-cancer predictors: HMC at
 // 4 × (300 + 300) does not converge in the user's units); with --scale
 // auto (4 × (1000 + 1000): R-hat ≤ 1.001) it converges and says nothing of
@@ -307,16 +307,16 @@ func TestSampleHintsScaleAuto(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "Not converged") || !strings.Contains(stdout, "Hint: the coefficients were sampled in the user's units") {
-		t.Errorf("user units: no verdict or no hint:\n%s", stdout)
+	if !strings.Contains(stdout, "Not converged") || !strings.Contains(stderr, "Hint: the coefficients were sampled in the user's units") || strings.Contains(stdout, "Hint:") {
+		t.Errorf("user units: no verdict, or the hint is not on stderr only:\n%s\nstderr:\n%s", stdout, stderr)
 	}
 	long := append(append([]string{"sample"}, bc5Raw...), "--algorithm", "hmc", "--warmup", "1000", "--draws", "1000", "--seed", "1", "--quiet")
 	code, stdout, stderr = runCLI(t, append(long, "--scale", "auto", "--out", filepath.Join(dir, "auto.csv"))...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "Converged") || strings.Contains(stdout, "Hint:") {
-		t.Errorf("scale auto:\n%s", stdout)
+	if !strings.Contains(stdout, "Converged") || strings.Contains(stdout+stderr, "Hint:") {
+		t.Errorf("scale auto:\n%s\nstderr:\n%s", stdout, stderr)
 	}
 	noBound := slices.Clone(base)
 	i := slices.Index(noBound, "mean_symmetry=0:0.4")
@@ -325,7 +325,7 @@ func TestSampleHintsScaleAuto(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if strings.Contains(stdout, "Hint:") {
-		t.Errorf("a predictor without a bound, yet the hint:\n%s", stdout)
+	if strings.Contains(stdout+stderr, "Hint:") {
+		t.Errorf("a predictor without a bound, yet the hint:\n%s\nstderr:\n%s", stdout, stderr)
 	}
 }

@@ -487,8 +487,10 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		if err := writeSummaryTable(stdout, d.NumChains(), d.NumIterations(), 0, rows, verdict, p.Config.Model.Model, steps, private); err != nil {
 			return err
 		}
+		// Advice, not part of the summary (which equals `dpmcmc summary`'s):
+		// on stderr, even with --quiet, like a forecast that warns.
 		if hint := run.ScaleAutoHint(p.Config, d.Names, verdict.Converged); hint != "" {
-			fmt.Fprintln(stdout, hint)
+			fmt.Fprintln(stderr, hint)
 		}
 		if report.Regression(p.Config.Model.Model) {
 			sd, scaled := run.ModelPrior(p.Config)
