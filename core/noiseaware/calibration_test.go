@@ -52,21 +52,9 @@ func plugInDraws(rel *Release, k int, r *rand.Rand, intercept bool) [][]float64 
 // truth, overall and per coefficient.
 func simCoverage(t *testing.T, design func() *dataset.Table, truth []float64, eps float64, reps int, seed uint64, plugIn bool) (float64, []float64) {
 	t.Helper()
-	r := rand.New(rand.NewPCG(seed, 1))
 	hit, total := 0, 0
 	by := make([]float64, len(truth))
-	for range reps {
-		tab := design()
-		simulateLogistic(tab, truth, r)
-		m := buildLogistic(t, tab)
-		p, err := NewPlan(specFor(t, m, eps, 1e-5))
-		if err != nil {
-			t.Fatal(err)
-		}
-		rel, err := Run(p, m, r)
-		if err != nil {
-			t.Fatal(err)
-		}
+	forEachFixedTruth(t, design, truth, eps, reps, seed, func(_ int, _ model.Model, _ *Plan, rel *Release, _ []float64, r *rand.Rand) {
 		var dr [][]float64
 		if plugIn {
 			dr = plugInDraws(rel, 1000, r, true)
@@ -81,8 +69,45 @@ func simCoverage(t *testing.T, design func() *dataset.Table, truth []float64, ep
 			}
 			total++
 		}
-	}
+	})
 	return float64(hit) / float64(total), by
+}
+
+// forEachFixedTruth runs reps replicates of the fixed-truth simulation:
+// the outcome simulated at truthUser (the user's units) on design(), one
+// release at ε; f gets the replicate's index, model, plan, release, the
+// truth on the scaled space and the simulation's random source (seeded
+// by seed).
+func forEachFixedTruth(t *testing.T, design func() *dataset.Table, truthUser []float64, eps float64, reps int, seed uint64, f func(rep int, m model.Model, p *Plan, rel *Release, truth []float64, r *rand.Rand)) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 1))
+	for rep := range reps {
+		tab := design()
+		simulateLogistic(tab, truthUser, r)
+		m := buildLogistic(t, tab)
+		p, err := NewPlan(specFor(t, m, eps, 1e-5))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, err := Run(p, m, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		truth := append([]float64(nil), truthUser...)
+		p.FromUser(truth, true)
+		f(rep, m, p, rel, truth, r)
+	}
+}
+
+// bcDesign returns the breast-cancer design at n rows (the 569 rows, or a
+// resample of them).
+func bcDesign(t *testing.T, n int) func() *dataset.Table {
+	return func() *dataset.Table {
+		if n == 569 {
+			return loadBC(t)
+		}
+		return resample(loadBC(t), n, 11)
+	}
 }
 
 // Simulation coverage of the 90% intervals on the breast-cancer design
@@ -185,10 +210,7 @@ func forEachPriorPredictive(t *testing.T, n int, eps, s float64, reps int, seed 
 	r := rand.New(rand.NewPCG(seed, 1))
 	truth := make([]float64, 6)
 	for range reps {
-		tab := loadBC(t)
-		if n != 569 {
-			tab = resample(tab, n, 11)
-		}
+		tab := bcDesign(t, n)()
 		spec := specFor(t, buildLogistic(t, tab), eps, 1e-5)
 		spec.PriorSD = s
 		p, err := NewPlan(spec)

@@ -291,10 +291,7 @@ func TestGaussianPredictorModel(t *testing.T) {
 		n   int
 		eps float64
 	}{{569, 3}, {5000, 1}} {
-		design := loadBC(t)
-		if c.n != 569 {
-			design = resample(design, c.n, 11)
-		}
+		design := bcDesign(t, c.n)()
 		p0, err := NewPlan(specFor(t, buildLogistic(t, design), c.eps, 1e-5))
 		if err != nil {
 			t.Fatal(err)
@@ -305,25 +302,8 @@ func TestGaussianPredictorModel(t *testing.T) {
 			t.Fatal(err)
 		}
 		stdS0 := math.Sqrt(6) / mu // Δ_S at θ = 0: √(1 + (d − 1)·1)
-		r := rand.New(rand.NewPCG(9, 1))
 		hitZero, hitLast, hitPrivate := 0, 0, 0
-		for rep := range reps {
-			tab := loadBC(t)
-			if c.n != 569 {
-				tab = resample(tab, c.n, 11)
-			}
-			simulateLogistic(tab, truthUser, r)
-			m := buildLogistic(t, tab)
-			p, err := NewPlan(specFor(t, m, c.eps, 1e-5))
-			if err != nil {
-				t.Fatal(err)
-			}
-			rel, err := Run(p, m, r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			truth := append([]float64(nil), truthUser...)
-			p.FromUser(truth, true)
+		forEachFixedTruth(t, bcDesign(t, c.n), truthUser, c.eps, reps, 9, func(rep int, m model.Model, p *Plan, rel *Release, truth []float64, r *rand.Rand) {
 			if rep == 0 && c.n == 569 {
 				checkRateBias(t, g, p, m, truth)
 			}
@@ -345,7 +325,7 @@ func TestGaussianPredictorModel(t *testing.T) {
 				dr = append(dr, newDesignPosterior(gp, q.thetaR, q.sTil, q.stdS, p.PriorSD).draws(q, mcmc, 250)...)
 			}
 			hitPrivate += coverageOf(dr, truth)
-		}
+		})
 		zero, last, private := float64(hitZero)/(reps*6), float64(hitLast)/(reps*6), float64(hitPrivate)/(reps*6)
 		t.Logf("n = %d, ε = %v: fixed-truth coverage under the Gaussian predictor model, score at θ = 0 with the whole budget %.3f, last release's score %.3f, and with the design from the release %.3f", c.n, c.eps, zero, last, private)
 		if zero >= 0.85 {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dpmcmc/dpmcmc/core/mathx"
+	"github.com/dpmcmc/dpmcmc/core/model"
 )
 
 // truncatedPivot samples M from the pivot truncated to the positive
@@ -246,27 +247,10 @@ func TestJointPivotFixedTruth(t *testing.T) {
 		n   int
 		eps float64
 	}{{569, 3}, {5000, 1}} {
-		r := rand.New(rand.NewPCG(9, 1))
 		hit := 0
-		for range reps {
-			tab := loadBC(t)
-			if c.n != 569 {
-				tab = resample(tab, c.n, 11)
-			}
-			simulateLogistic(tab, truthUser, r)
-			m := buildLogistic(t, tab)
-			p, err := NewPlan(specFor(t, m, c.eps, 1e-5))
-			if err != nil {
-				t.Fatal(err)
-			}
-			rel, err := Run(p, m, r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			truth := append([]float64(nil), truthUser...)
-			p.FromUser(truth, true)
+		forEachFixedTruth(t, bcDesign(t, c.n), truthUser, c.eps, reps, 9, func(_ int, _ model.Model, _ *Plan, rel *Release, truth []float64, r *rand.Rand) {
 			hit += coverageOf(newTruncatedPivot(NewPosterior(rel), true).draws(r, 1000), truth)
-		}
+		})
 		cov := float64(hit) / (reps * 6)
 		t.Logf("n = %d, ε = %v: fixed-truth coverage of the joint posterior with the score's evidence %.3f", c.n, c.eps, cov)
 		if c.n == 5000 && cov >= 0.85 && cov <= 0.95 {
