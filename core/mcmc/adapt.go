@@ -201,10 +201,13 @@ func (w *varianceWindows) observe(theta, invMetric []float64) bool {
 // the regularised variance estimate v_j rescaled to the geometric mean of
 // the previous metric, w_j = v_j·G(w)/G(v): only the shape changes, so the
 // step that dual averaging tuned on the accept bits stays about right, and
-// a chain that did not move (every v_j equal) keeps its metric.
+// a chain that did not move (every v_j equal) keeps its metric. With maxOne
+// (dp-mala, whose privacy analysis needs w_j ≤ 1) it is rescaled to
+// w_j = v_j / max_k v_k instead.
 type dpMetric struct {
-	w   *varianceWindows
-	est []float64 // scratch: the window's variance estimate
+	w      *varianceWindows
+	est    []float64 // scratch: the window's variance estimate
+	maxOne bool
 }
 
 func newDPMetric(on bool, d int) *dpMetric {
@@ -212,6 +215,15 @@ func newDPMetric(on bool, d int) *dpMetric {
 		return nil
 	}
 	return &dpMetric{w: newVarianceWindows(d), est: make([]float64, d)}
+}
+
+// newDPMetricMaxOne is newDPMetric with the metric normalised to max 1.
+func newDPMetricMaxOne(on bool, d int) *dpMetric {
+	a := newDPMetric(on, d)
+	if a != nil {
+		a.maxOne = true
+	}
+	return a
 }
 
 // plan sets the schedule for a warmup of the given length.
@@ -227,15 +239,19 @@ func (a *dpMetric) observe(theta, metric []float64) bool {
 	if a == nil || !a.w.observe(theta, a.est) {
 		return false
 	}
-	var lw, lv float64
+	var lw, lv, vmax float64
 	for j, v := range a.est {
 		if !(v > 0) || math.IsInf(v, 0) {
 			return false
 		}
 		lw += mathx.Log(metric[j])
 		lv += mathx.Log(v)
+		vmax = max(vmax, v)
 	}
 	f := mathx.Exp((lw - lv) / float64(len(metric)))
+	if a.maxOne {
+		f = 1 / vmax
+	}
 	for j, v := range a.est {
 		metric[j] = v * f
 	}

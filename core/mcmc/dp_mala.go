@@ -69,6 +69,28 @@ import (
 // With Adapt set, σ_p is tuned during warmup by dual averaging on the
 // released accept bit, capped at the configured Step, which is the σ_p the
 // privacy cost is computed for (μ_g grows with σ_p).
+//
+// Diagonal metric (AdaptMetric, issue #16 part A). The proposal is
+// preconditioned by a diagonal W with 0 < w_j ≤ 1, learned in warmup from
+// the chain's own states (dpMetric, post-processing): with D(θ) =
+// ½σ_p²·W·ĝ(θ), ĝ = g + ∇log p, the proposal is θ' = θ + W^½·v with
+//
+//	v = snap(W^½ĝ·½σ_p² + √a·σ_p·z)                   (the released vector)
+//
+// so q(θ'|θ, X) = N(θ + D(θ), aσ_p²W), and in the coordinates ũ = W^−½u,
+// D̃ = W^−½D = ½σ_p²W^½ĝ the ratio is Q = (‖ũ − D̃(θ)‖² − ‖ũ + D̃(θ')‖²)/(2aσ_p²),
+// the formula above with (u, D) replaced by (ũ, D̃). Because W ≤ I nothing
+// in the privacy analysis grows: the released mean W^½ĝ·½σ_p² has
+// sensitivity ½σ_p²‖W^½Δc‖ ≤ ½σ_p²·c_g (the same μ_g); Q's cross term is
+// −ũᵀ(D̃ + D̃')/(aσ_p²) = −uᵀ(ĝ + ĝ')/(2a), unchanged, so its change is
+// still ≤ f·G‖u‖/a with the Euclidean ‖u‖; and its quadratic terms
+// σ_p²ĝᵀWĝ/(8a) change by at most σ_p²(2f·G‖A‖ + G²)/(8a) as before, since
+// 2Δcᵀ W A + c_xᵀWc_x − c_yᵀWc_y ≤ 2f·G‖A‖ + G² for 0 ≤ W ≤ I. So c_l
+// and PrivacyParams are unchanged; only the rounding allowance uses ‖ũ‖
+// (≥ ‖u‖) and counts one more rounding per coordinate (the factor √w_j).
+// The metric is normalised so that max_j w_j = 1: the widest direction
+// steps at σ_p, the narrower ones shorter. With W = I the kernel is
+// bit-identical to the unpreconditioned one.
 type DPMALA struct {
 	m     model.Model
 	cfg   DPMALAConfig
@@ -92,6 +114,8 @@ type DPMALA struct {
 	ready         bool
 	ad            dpAdapt
 	noiseScale    float64 // 1 (tests only)
+	metric        *dpMetric
+	w, sw         []float64 // W's diagonal and its square root (nil: W = I)
 }
 
 // DPMALAConfig configures DP-MALA.
@@ -113,6 +137,9 @@ type DPMALAConfig struct {
 	Relation string `json:"relation,omitempty"`
 	// Adapt tunes Step (downwards only) during warmup from the accept bits.
 	Adapt bool `json:"adapt,omitempty"`
+	// AdaptMetric also learns the diagonal metric W (max w_j = 1) from the
+	// chain's own states during warmup (dpMetric; needs Adapt).
+	AdaptMetric bool `json:"adapt_metric,omitempty"`
 	// TargetAccept is the dual-averaging target (default 0.5).
 	TargetAccept float64 `json:"target_accept,omitempty"`
 	// Box optionally restricts the chain to a public box.
@@ -174,7 +201,7 @@ func NewDPMALA(m model.Model, cfg DPMALAConfig) (*DPMALA, error) {
 	if rel == privacy.Replace {
 		ns = float64(nPub - 1)
 	}
-	return &DPMALA{
+	k := &DPMALA{
 		m: m, cfg: cfg, d: d, n: n, nPub: nPub, rel: rel, step: cfg.Step,
 		box: box, bits: bits, cl: newClipper(n, 1), gs: newGradSum(n, d, cfg.GradClip),
 		f: f, ns: ns,
@@ -183,7 +210,15 @@ func NewDPMALA(m model.Model, cfg DPMALAConfig) (*DPMALA, error) {
 		dCur: make([]float64, d), dProp: make([]float64, d), tmp: make([]float64, d),
 		llCur: make([]float64, n), llProp: make([]float64, n),
 		ad: ad, noiseScale: 1,
-	}, nil
+		metric: newDPMetricMaxOne(cfg.AdaptMetric && cfg.Adapt, d),
+	}
+	if k.metric != nil {
+		k.w, k.sw = make([]float64, d), make([]float64, d)
+		for j := range k.w {
+			k.w[j], k.sw[j] = 1, 1
+		}
+	}
+	return k, nil
 }
 
 // Name implements Kernel.
@@ -210,20 +245,26 @@ func (k *DPMALA) Init(theta0 []float64) error {
 	return nil
 }
 
-// drift writes D = ½σ_p²(g + ∇log p(θ)) into out and returns ‖∇log p(θ)‖.
+// drift writes D̃ = ½σ_p²·W^½(g + ∇log p(θ)) into out (D itself when
+// W = I) and returns ‖∇log p(θ)‖.
 func (k *DPMALA) drift(theta, g, out []float64) float64 {
 	h := k.step * k.step / 2
 	k.m.GradLogPrior(theta, k.tmp)
 	s2 := 0.0
 	for j, v := range k.tmp {
 		s2 += v * v
-		out[j] = h * (g[j] + v)
+		if k.sw != nil {
+			out[j] = h * k.sw[j] * (g[j] + v)
+		} else {
+			out[j] = h * (g[j] + v)
+		}
 	}
 	return math.Sqrt(s2)
 }
 
-// sensitivity returns c_l(θ, θ') (see the type's doc).
-func (k *DPMALA) sensitivity(dist, pCur, pProp float64) float64 {
+// sensitivity returns c_l(θ, θ') (see the type's doc): dist = ‖u‖₂ and
+// distW = ‖W^−½u‖₂ (= dist when W = I).
+func (k *DPMALA) sensitivity(dist, distW, pCur, pProp float64) float64 {
 	G, a, f := k.cfg.GradClip, k.cfg.A, k.f
 	sp2 := k.step * k.step
 	c := f*k.cfg.Clip*dist + f*G*dist/a +
@@ -231,8 +272,12 @@ func (k *DPMALA) sensitivity(dist, pCur, pProp float64) float64 {
 	nf := float64(k.nPub)
 	bc := sp2 / 2 * (nf*G + pCur)
 	bp := sp2 / 2 * (nf*G + pProp)
-	round := 2 * (4*float64(k.d+4) + 2*math.Sqrt(float64(k.d))*nf) * unitRoundoff *
-		((dist+bc)*(dist+bc) + (dist+bp)*(dist+bp)) / (2 * a * sp2)
+	ops := 4 * float64(k.d+4)
+	if k.sw != nil {
+		ops = 4 * float64(k.d+5) // the factor √w_j in D̃
+	}
+	round := 2 * (ops + 2*math.Sqrt(float64(k.d))*nf) * unitRoundoff *
+		((distW+bc)*(distW+bc) + (distW+bp)*(distW+bp)) / (2 * a * sp2)
 	return c + round
 }
 
@@ -251,11 +296,16 @@ func (k *DPMALA) Step(r rng.Streams) Info {
 		h = gridFor(sdProp, k.bits)
 	}
 	for j, t := range k.theta {
+		var v float64
 		if h > 0 {
-			k.prop[j] = t + noisyOnGrid(r.Noise, k.dCur[j], sdProp, h) // discrete Gaussian (dgauss.go)
+			v = noisyOnGrid(r.Noise, k.dCur[j], sdProp, h) // discrete Gaussian (dgauss.go)
 		} else {
-			k.prop[j] = t + k.dCur[j] + sdProp*r.Noise.NormFloat64() // NoiseOff: plain MALA proposal
+			v = k.dCur[j] + sdProp*r.Noise.NormFloat64() // NoiseOff: plain MALA proposal
 		}
+		if k.sw != nil {
+			v *= k.sw[j]
+		}
+		k.prop[j] = t + v
 	}
 	lp := k.m.LogPrior(k.prop)
 	if math.IsInf(lp, -1) || math.IsNaN(lp) || !inBox(k.prop, k.box) {
@@ -265,24 +315,12 @@ func (k *DPMALA) Step(r rng.Streams) Info {
 	if !(dist > 0) {
 		return Info{Accepted: true, AcceptProb: 1}
 	}
-	k.m.LogLik(k.prop, nil, k.llProp)
-	s, clipped := k.cl.sumDiff(k.llProp, k.llCur, k.cfg.Clip*dist)
-	clipped += k.gs.eval(k.m, k.prop, k.gProp)
-	pProp := k.drift(k.prop, k.gProp, k.dProp)
-	fw, bw := 0.0, 0.0 // ‖u − D(θ)‖², ‖u + D(θ')‖²
-	for j := range k.prop {
-		u := k.prop[j] - k.theta[j]
-		x := u - k.dCur[j]
-		y := u + k.dProp[j]
-		fw += x * x
-		bw += y * y
-	}
-	q := (fw - bw) / (2 * a * sp * sp)
+	sq, cl, clipped := k.ratio(dist, pCur)
 	sigma := 0.0
 	if !k.cfg.NoiseOff {
-		sigma = k.noiseScale * math.Sqrt(k.cfg.Tau) * k.sensitivity(dist, pCur, pProp)
+		sigma = k.noiseScale * math.Sqrt(k.cfg.Tau) * cl
 	}
-	lam := noisyScalar(r.Noise, s+q, sigma, k.bits)
+	lam := noisyScalar(r.Noise, sq, sigma, k.bits)
 	logA := lam + lp - k.lpCur - sigma*sigma/2
 	info := Info{AcceptProb: acceptProbMH(logA), Clipped: clipped, Rows: 2 * k.n, Divergent: logA != logA}
 	if logUniform(r.Noise) < logA {
@@ -295,9 +333,64 @@ func (k *DPMALA) Step(r rng.Streams) Info {
 	return info
 }
 
-// Adapt implements Adaptive (accept bit only; the step never exceeds
-// cfg.Step).
-func (k *DPMALA) Adapt(it int, info Info) { k.step = k.ad.update(k.step, info.Accepted) }
+// ratio evaluates the data at the proposal k.prop (log-likelihoods,
+// clipped gradients, drift D̃(θ')) and returns the statistic the λ
+// release perturbs, S + Q, its sensitivity c_l(θ, θ'), and the number of
+// clipped terms. dist = ‖θ' − θ‖₂ and pCur = ‖∇log p(θ)‖, with k.dCur
+// already D̃(θ).
+func (k *DPMALA) ratio(dist, pCur float64) (sq, cl float64, clipped int) {
+	a, sp := k.cfg.A, k.step
+	k.m.LogLik(k.prop, nil, k.llProp)
+	s, clipped := k.cl.sumDiff(k.llProp, k.llCur, k.cfg.Clip*dist)
+	clipped += k.gs.eval(k.m, k.prop, k.gProp)
+	pProp := k.drift(k.prop, k.gProp, k.dProp)
+	fw, bw, uw := 0.0, 0.0, 0.0 // ‖ũ − D̃(θ)‖², ‖ũ + D̃(θ')‖², ‖ũ‖²
+	for j := range k.prop {
+		u := k.prop[j] - k.theta[j]
+		if k.sw != nil {
+			u /= k.sw[j]
+		}
+		x := u - k.dCur[j]
+		y := u + k.dProp[j]
+		fw += x * x
+		bw += y * y
+		uw += u * u
+	}
+	q := (fw - bw) / (2 * a * sp * sp)
+	distW := dist
+	if k.sw != nil {
+		distW = math.Sqrt(uw)
+	}
+	return s + q, k.sensitivity(dist, distW, pCur, pProp), clipped
+}
+
+// Adapt implements Adaptive: the step from the accept bit (never above
+// cfg.Step), the metric W from the chain's states (AdaptMetric).
+func (k *DPMALA) Adapt(it int, info Info) {
+	k.step = k.ad.update(k.step, info.Accepted)
+	if k.ad.adapting && k.metric.observe(k.theta, k.w) {
+		for j, v := range k.w {
+			k.sw[j] = math.Sqrt(v)
+		}
+		k.ad.da.Restart(k.step)
+	}
+}
+
+// PlanWarmup implements WarmupPlanner (the metric's windows).
+func (k *DPMALA) PlanWarmup(warmup int) { k.metric.plan(warmup) }
+
+// MetricNow is the current diagonal of W (a copy; all ones without
+// AdaptMetric).
+func (k *DPMALA) MetricNow() []float64 {
+	if k.w == nil {
+		w := make([]float64, k.d)
+		for j := range w {
+			w[j] = 1
+		}
+		return w
+	}
+	return append([]float64(nil), k.w...)
+}
 
 // EndWarmup implements Adaptive.
 func (k *DPMALA) EndWarmup() { k.step = k.ad.final(k.step) }

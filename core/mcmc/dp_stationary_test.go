@@ -66,6 +66,10 @@ var dpStationaryCases = []dpCase{
 		// released λ accounts for.
 		return NewDPMALA(m, DPMALAConfig{Step: 0.05, Clip: 20, GradClip: 2, Tau: 0.01})
 	}, 2000, 200000, false},
+	{"mala/noise-adapt-metric", func(m model.Model) (Kernel, error) {
+		// The preconditioned proposal θ + W^½v with the Q of W (dp_mala.go).
+		return NewDPMALA(m, DPMALAConfig{Step: 0.1, Clip: 20, GradClip: 2, Tau: 0.01, Adapt: true, AdaptMetric: true})
+	}, 2000, 200000, false},
 }
 
 func TestDPStationary(t *testing.T) {

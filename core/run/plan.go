@@ -225,7 +225,7 @@ func hmcConfig(s Settings, relation string, n int) mcmc.DPHMCConfig {
 
 func malaConfig(s Settings, relation string, n int) mcmc.DPMALAConfig {
 	return mcmc.DPMALAConfig{Step: or(s.Step, 0.01), A: or(s.MALAScale, 1), Clip: s.Clip, GradClip: s.GradClip,
-		Tau: s.Tau, N: n, Relation: relation, Adapt: !s.NoAdapt, TargetAccept: s.TargetAccept}
+		Tau: s.Tau, N: n, Relation: relation, Adapt: !s.NoAdapt, AdaptMetric: !s.NoAdapt, TargetAccept: s.TargetAccept}
 }
 
 // planGaussian plans a kernel whose iterations are Gaussian mechanisms,
