@@ -135,6 +135,10 @@ type Forecast struct {
 	// effect; the page marks the forecast as a warning then, as it does
 	// when the chains will not mix.
 	WeakRelease bool `json:"weak_release,omitempty"`
+	// PredictorsInformative (noise-aware, logistic, with WeakRelease) is
+	// the most predictors with which the preview would stop warning at the
+	// same n, ε and δ (0: not even one; absent: no warning).
+	PredictorsInformative *int `json:"predictors_informative,omitempty"`
 }
 
 // noiseAwareForecast is noise-aware's forecast: its chains always mix, and
@@ -145,7 +149,7 @@ type Forecast struct {
 // public half-range, that sd exceeds StrongEffectSD: the 95% intervals
 // could then not exclude 0 for a strong effect (an odds ratio of e ≈ 2.7
 // per predictor sd, 1.96·0.51 ≈ 1).
-func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, modelName string) *Forecast {
+func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, predictors *int, modelName string) *Forecast {
 	f := &Forecast{Kind: "exact", WillMix: true, Preview: pv,
 		Text: "one private release of the noisy statistics, then draws that spend no privacy: the chains mix whatever ε; the intervals widen as ε shrinks to account for the release noise"}
 	if pv == nil || len(pv.SDRatio) != len(pv.Spread) || len(pv.Spread) == 0 {
@@ -173,7 +177,18 @@ func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, modelNam
 			f.EpsilonInformative = epsInformative
 			raise = fmt.Sprintf("raise ε (to at least about %.2g at this n and number of predictors; more when the outcome rate is far from ½ or the predictors sit off the centre of their ranges)", epsInformative)
 		}
-		f.Text += ". At this budget the 95% intervals will not tell the direction even of a strong effect (an odds ratio of 2.7 per predictor sd) unless the predictors spread over much of their public range: " + raise + ", add rows, use fewer predictors, or type bounds closer to where the values can be"
+		fewer := "use fewer predictors"
+		if predictors != nil {
+			f.PredictorsInformative = predictors
+			if *predictors == 0 {
+				fewer = "use fewer predictors (at this ε even one would not be enough)"
+			} else if *predictors == 1 {
+				fewer = "use fewer predictors (only one would be enough at this ε, in the same most favourable case)"
+			} else {
+				fewer = fmt.Sprintf("use fewer predictors (about %d or fewer would be enough at this ε, in the same most favourable case)", *predictors)
+			}
+		}
+		f.Text += ". At this budget the 95% intervals will not tell the direction even of a strong effect (an odds ratio of 2.7 per predictor sd) unless the predictors spread over much of their public range: " + raise + ", add rows, " + fewer + ", or type bounds closer to where the values can be"
 	}
 	return f
 }
@@ -300,7 +315,7 @@ func MakeForecast(p *Plan, in ForecastInputs) *Forecast {
 	case !p.Private:
 		return &Forecast{Kind: "none", WillMix: true, Text: "not private: no privacy limit on mixing"}
 	case p.Algorithm == "noise-aware":
-		return noiseAwareForecast(p.preview, p.previewEpsilon, in.Model)
+		return noiseAwareForecast(p.preview, p.previewEpsilon, p.previewPredictors, in.Model)
 	case !penaltyType[p.Algorithm]:
 		return &Forecast{Kind: "none", WillMix: true, Text: fmt.Sprintf("no mixing forecast for %s: check R-hat and ESS after the run", p.Algorithm)}
 	case p.Settings.GRW:

@@ -376,6 +376,32 @@ func TestNoiseAwareForecastPreview(t *testing.T) {
 	if below := plan("logistic", 768, 9, 0.9*eps, nil).Forecast; !strings.Contains(below.Text, warning) {
 		t.Errorf("n = 768, ε = %.3g: no warning: %s", 0.9*eps, below.Text)
 	}
+	// The number of predictors it names is where the warning stops at this
+	// ε: with that many the preview does not warn, with one more it does.
+	if k := clinical.PredictorsInformative; k == nil || *k < 1 || *k >= 8 || !strings.Contains(clinical.Text, "only one would be enough at this ε") {
+		t.Errorf("n = 768, ε = 3: predictors that would be informative %v: %s", k, clinical.Text)
+	} else {
+		t.Logf("n = 768, ε = 3: at most %d predictors", *k)
+		if fewer := plan("logistic", 768, *k+1, 3, nil).Forecast; fewer.WeakRelease {
+			t.Errorf("n = 768, ε = 3, %d predictors: still warns: %s", *k, fewer.Text)
+		}
+		if more := plan("logistic", 768, *k+2, 3, nil).Forecast; !more.WeakRelease {
+			t.Errorf("n = 768, ε = 3, %d predictors: no warning: %s", *k+1, more.Text)
+		}
+	}
+	if tiny := plan("logistic", 100, 4, 0.5, nil).Forecast; tiny.PredictorsInformative == nil || *tiny.PredictorsInformative != 0 || !strings.Contains(tiny.Text, "even one would not be enough") {
+		t.Errorf("n = 100, ε = 0.5: %v %s", tiny.PredictorsInformative, tiny.Text)
+	}
+	for _, c := range []struct {
+		n, d int
+		eps  float64
+	}{{569, 6, 3}, {5000, 6, 1}} {
+		f := plan("logistic", c.n, c.d, c.eps, nil).Forecast
+		t.Logf("n = %d, ε = %v: ε ≈ %.2g, or at most %v predictors", c.n, c.eps, f.EpsilonInformative, *f.PredictorsInformative)
+		if k := *f.PredictorsInformative; k > 1 && !strings.Contains(f.Text, fmt.Sprintf("about %d or fewer would be enough at this ε", k)) {
+			t.Errorf("n = %d, ε = %v: %s", c.n, c.eps, f.Text)
+		}
+	}
 	large := plan("logistic", 50000, 6, 8, nil).Forecast
 	t.Logf("n = 50,000, d = 6, ε = 8: %s", large.Text)
 	if pv := large.Preview; pv == nil || large.WeakRelease || strings.Contains(large.Text, warning) {

@@ -134,6 +134,8 @@ func planNoiseAware(c *Config, p *Plan, m model.Model, n, d int) error {
 		p.preview = &pv
 		if spec.Family == "logistic" && weakAtQuarter(pv) {
 			p.previewEpsilon = informativeEpsilon(c, m, n, d, spec)
+			k := informativePredictors(spec, n)
+			p.previewPredictors = &k
 		}
 	}
 	eps, _, err := noiseAwareEpsilon(c, np)
@@ -192,6 +194,34 @@ func informativeEpsilon(c *Config, m model.Model, n, d int, spec noiseaware.Spec
 		}
 	}
 	return math.Exp(hi)
+}
+
+// informativePredictors is the largest number of predictors k, below the
+// spec's, with which the preview at the same n, ε and δ stops warning
+// (weakAtQuarter), scanning k downwards; 0 when even one predictor warns.
+// Fewer predictors lower both sensitivities (Δ_S ∝ √d, Δ_M ∝ d) and leave
+// each coefficient more of the information. Public inputs only: the
+// preview's synthetic design does not depend on the ranges, so the first
+// k + intercept columns stand for any k predictors.
+func informativePredictors(spec noiseaware.Spec, n int) int {
+	icpt := 0
+	if spec.Intercept {
+		icpt = 1
+	}
+	for k := spec.D - icpt - 1; k >= 1; k-- {
+		s := spec
+		s.D = k + icpt
+		s.XRanges = spec.XRanges[:s.D]
+		np, err := noiseaware.NewPlan(s)
+		if err != nil {
+			return 0
+		}
+		r, _ := np.PreviewRatio(s.Family, n, s.Intercept, 0.25)
+		if r*np.PriorSD*0.25 <= StrongEffectSD {
+			return k
+		}
+	}
+	return 0
 }
 
 // MaxInformativeEpsilon is the largest ε informativeEpsilon tries.

@@ -92,6 +92,9 @@ type Plan struct {
 	// previewEpsilon is the ε at which the preview would stop warning (0:
 	// none up to MaxInformativeEpsilon, or no warning).
 	previewEpsilon float64
+	// previewPredictors is the most predictors with which the preview
+	// would stop warning at this ε (nil: no warning; 0: not even one).
+	previewPredictors *int
 }
 
 // IterationsPerChain is warmup plus draws.
