@@ -198,30 +198,39 @@ func informativeEpsilon(c *Config, m model.Model, n, d int, spec noiseaware.Spec
 
 // informativePredictors is the largest number of predictors k, below the
 // spec's, with which the preview at the same n, ε and δ stops warning
-// (weakAtQuarter), scanning k downwards; 0 when even one predictor warns.
-// Fewer predictors lower both sensitivities (Δ_S ∝ √d, Δ_M ∝ d) and leave
-// each coefficient more of the information. Public inputs only: the
-// preview's synthetic design does not depend on the ranges, so the first
-// k + intercept columns stand for any k predictors.
+// (weakAtQuarter); 0 when even one predictor warns. It bisects on k (the
+// caller knows the spec's own number warns), so it runs about log₂ k
+// previews, the largest at half the predictors. Fewer predictors lower
+// both sensitivities (Δ_S ∝ √d, Δ_M ∝ d) and leave each coefficient more
+// of the information. Public inputs only: the preview's synthetic design
+// does not depend on the ranges, so the first k + intercept columns stand
+// for any k predictors.
 func informativePredictors(spec noiseaware.Spec, n int) int {
 	icpt := 0
 	if spec.Intercept {
 		icpt = 1
 	}
-	for k := spec.D - icpt - 1; k >= 1; k-- {
+	weak := func(k int) bool {
 		s := spec
 		s.D = k + icpt
 		s.XRanges = spec.XRanges[:s.D]
 		np, err := noiseaware.NewPlan(s)
 		if err != nil {
-			return 0
+			return true
 		}
 		r, _ := np.PreviewRatio(s.Family, n, s.Intercept, 0.25)
-		if r*np.PriorSD*0.25 <= StrongEffectSD {
-			return k
+		return r*np.PriorSD*0.25 > StrongEffectSD
+	}
+	lo, hi := 0, spec.D-icpt // k = lo is informative (0: vacuously), k = hi warns
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if weak(mid) {
+			hi = mid
+		} else {
+			lo = mid
 		}
 	}
-	return 0
+	return lo
 }
 
 // MaxInformativeEpsilon is the largest ε informativeEpsilon tries.
