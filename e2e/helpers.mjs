@@ -141,7 +141,10 @@ export async function setRun(page, { algorithm, chains = 2, warmup = 100, draws 
   if (await page.getByTestId('warmup-input').isEnabled()) await page.getByTestId('warmup-input').fill(String(warmup));
   await page.getByTestId('draws-input').fill(String(draws));
   if (seed !== undefined) {
-    await page.locator('details.advanced summary').click();
+    // Open the advanced settings idempotently: a click on the summary
+    // toggles, so it would close a panel that is already open (seen once
+    // under load in CI: seed-input never became visible).
+    await page.locator('details.advanced').evaluate((d) => { d.open = true; });
     await page.getByTestId('seed-input').fill(String(seed));
   }
 }
