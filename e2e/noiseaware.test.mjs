@@ -95,6 +95,9 @@ for (const variant of Object.keys(sites)) test(`${variant} site: breast-cancer C
     // ... and the preview of how much the release can tell, from public
     // inputs only (n = 569, 6 coefficients, ε = 3: it warns).
     assert.match(await forecast.textContent(), /Preview from public inputs only .*a slope's posterior sd would be [\d.]+, [\d.]+, [\d.]+ of its prior sd .*in log odds per predictor sd\. At this budget the 95% intervals will not tell the direction/);
+    // It says what would help: the ε, and how many predictors this budget
+    // could serve (one at n = 569, ε = 3; run.informativePredictors).
+    assert.match(await forecast.textContent(), /raise ε \(to at least about [\d.]+ at this n and number of predictors;.*use fewer predictors \(only one would be enough at this ε/);
     // The chains mix, but the preview warns: the line is marked.
     assert.equal(await forecast.evaluate((e) => e.dataset.willMix), 'true');
     assert.equal(await forecast.evaluate((e) => e.classList.contains('warn')), true);
