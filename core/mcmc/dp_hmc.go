@@ -322,10 +322,9 @@ func (k *DPHMC) setMetric() {
 // Adapt implements Adaptive: the step from the accept bit, the diagonal
 // metric from the chain's states (AdaptMetric).
 func (k *DPHMC) Adapt(it int, info Info) {
-	k.step = k.ad.update(k.step, info.Accepted)
-	if k.ad.adapting && k.metric.observe(k.theta, k.invM) {
+	var changed bool
+	if k.step, changed = k.ad.updateWithMetric(k.step, info.Accepted, k.metric, k.theta, k.invM); changed {
 		k.setMetric()
-		k.ad.da.Restart(k.step)
 	}
 }
 

@@ -367,12 +367,9 @@ func (k *DPMALA) ratio(dist, pCur float64) (sq, cl float64, clipped int) {
 // Adapt implements Adaptive: the step from the accept bit (never above
 // cfg.Step), the metric W from the chain's states (AdaptMetric).
 func (k *DPMALA) Adapt(it int, info Info) {
-	k.step = k.ad.update(k.step, info.Accepted)
-	if k.ad.adapting && k.metric.observe(k.theta, k.w) {
-		for j, v := range k.w {
-			k.sw[j] = math.Sqrt(v)
-		}
-		k.ad.da.Restart(k.step)
+	var changed bool
+	if k.step, changed = k.ad.updateWithMetric(k.step, info.Accepted, k.metric, k.theta, k.w); changed {
+		sqrtInto(k.sw, k.w)
 	}
 }
 

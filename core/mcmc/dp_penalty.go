@@ -250,12 +250,9 @@ func (k *DPPenalty) reject(j int) {
 // Adapt implements Adaptive: the step from the accept bit, the per-coordinate
 // scale from the chain's states (AdaptMetric).
 func (k *DPPenalty) Adapt(it int, info Info) {
-	k.step = k.ad.update(k.step, info.Accepted)
-	if k.ad.adapting && k.metric.observe(k.theta, k.variance) {
-		for j, v := range k.variance {
-			k.scale[j] = math.Sqrt(v)
-		}
-		k.ad.da.Restart(k.step)
+	var changed bool
+	if k.step, changed = k.ad.updateWithMetric(k.step, info.Accepted, k.metric, k.theta, k.variance); changed {
+		sqrtInto(k.scale, k.variance)
 	}
 }
 

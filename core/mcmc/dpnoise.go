@@ -430,6 +430,27 @@ func (a *dpAdapt) update(step float64, accepted bool) float64 {
 	return a.cap(a.da.Update(x))
 }
 
+// updateWithMetric is update followed, during warmup, by the metric's
+// window check (dpMetric.observe on the chain's state theta): when a window
+// ends it rewrites metric in place, restarts dual averaging from the new
+// step (only the metric's shape changed) and reports true. The DP kernels
+// share it so that their adaptation follows one rule.
+func (a *dpAdapt) updateWithMetric(step float64, accepted bool, m *dpMetric, theta, metric []float64) (float64, bool) {
+	step = a.update(step, accepted)
+	if !a.adapting || !m.observe(theta, metric) {
+		return step, false
+	}
+	a.da.Restart(step)
+	return step, true
+}
+
+// sqrtInto writes √src[j] into dst[j].
+func sqrtInto(dst, src []float64) {
+	for j, v := range src {
+		dst[j] = math.Sqrt(v)
+	}
+}
+
 // final ends warmup and returns the frozen step.
 func (a *dpAdapt) final(step float64) float64 {
 	if !a.adapting {

@@ -133,7 +133,7 @@ func planNoiseAware(c *Config, p *Plan, m model.Model, n, d int) error {
 	if pv, ok := np.Preview(spec.Family, n, spec.Intercept); ok {
 		p.preview = &pv
 		if spec.Family == "logistic" && weakAtQuarter(pv) {
-			p.previewEpsilon = informativeEpsilon(c, m, n, d, spec)
+			p.previewEpsilon = informativeEpsilon(c, m, n, d)
 			k := informativePredictors(spec, n)
 			p.previewPredictors = &k
 		}
@@ -166,20 +166,12 @@ func planNoiseAware(c *Config, p *Plan, m model.Model, n, d int) error {
 // and model) at which the preview stops warning (weakAtQuarter), by
 // bisection on log ε over (ε, MaxInformativeEpsilon]; 0 when even that
 // does not suffice. Public inputs only, like the preview.
-func informativeEpsilon(c *Config, m model.Model, n, d int, spec noiseaware.Spec) float64 {
+func informativeEpsilon(c *Config, m model.Model, n, d int) float64 {
 	weak := func(eps float64) bool {
 		c2, b := *c, *c.Privacy
 		b.Epsilon, c2.Privacy = eps, &b
 		s, err := noiseAwareSpec(&c2, m, n, d)
-		if err != nil {
-			return true
-		}
-		np, err := noiseaware.NewPlan(s)
-		if err != nil {
-			return true
-		}
-		r, _ := np.PreviewRatio(spec.Family, n, spec.Intercept, 0.25)
-		return r*np.PriorSD*0.25 > StrongEffectSD
+		return err != nil || weakSpec(s, n)
 	}
 	lo, hi := math.Log(c.Privacy.Epsilon), math.Log(MaxInformativeEpsilon)
 	if weak(MaxInformativeEpsilon) {
@@ -214,12 +206,7 @@ func informativePredictors(spec noiseaware.Spec, n int) int {
 		s := spec
 		s.D = k + icpt
 		s.XRanges = spec.XRanges[:s.D]
-		np, err := noiseaware.NewPlan(s)
-		if err != nil {
-			return true
-		}
-		r, _ := np.PreviewRatio(s.Family, n, s.Intercept, 0.25)
-		return r*np.PriorSD*0.25 > StrongEffectSD
+		return weakSpec(s, n)
 	}
 	lo, hi := 0, spec.D-icpt // k = lo is informative (0: vacuously), k = hi warns
 	for hi-lo > 1 {
@@ -241,11 +228,27 @@ const MaxInformativeEpsilon = 1000.0
 // odds per predictor sd, exceeds StrongEffectSD.
 func weakAtQuarter(pv noiseaware.Preview) bool {
 	for i, f := range pv.Spread {
-		if f == 0.25 && i < len(pv.SDRatio) && pv.SDRatio[i]*pv.PriorSD*f > StrongEffectSD {
+		if f == weakSpread && i < len(pv.SDRatio) && pv.SDRatio[i]*pv.PriorSD*f > StrongEffectSD {
 			return true
 		}
 	}
 	return false
+}
+
+// weakSpread is the predictor spread (sd over public half-range) at which
+// the preview's warning is judged.
+const weakSpread = 0.25
+
+// weakSpec is weakAtQuarter for the release that spec would plan, from the
+// preview at weakSpread alone (the searches over ε and over the number of
+// predictors); true when the spec cannot be planned.
+func weakSpec(spec noiseaware.Spec, n int) bool {
+	np, err := noiseaware.NewPlan(spec)
+	if err != nil {
+		return true
+	}
+	r, _ := np.PreviewRatio(spec.Family, n, spec.Intercept, weakSpread)
+	return r*np.PriorSD*weakSpread > StrongEffectSD
 }
 
 // noiseAwareEpsilon is ε at the budget's δ of the releases of np: the
