@@ -502,7 +502,8 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	if !f.quiet {
 		fmt.Fprintf(stderr, "%s:\n", report.LocalHeading)
 		for c, ch := range res.Chains {
-			fmt.Fprintln(stderr, report.Local(c, report.Chain{Iterations: ch.Iterations, Accepted: ch.Accepted, Clipped: ch.Clipped, Rows: ch.Rows, Divergent: ch.Divergent, DivergentWarmup: ch.DivergentWarmup}))
+			fmt.Fprintln(stderr, report.Local(c, report.Chain{Iterations: ch.Iterations, Accepted: ch.Accepted, Clipped: ch.Clipped, Rows: ch.Rows, Divergent: ch.Divergent, DivergentWarmup: ch.DivergentWarmup,
+				IndependentDraws: p.Config.Algorithm == run.NoiseAware}))
 		}
 	}
 	return nil

@@ -201,6 +201,11 @@ type Chain struct {
 	// draws are biased, unlike Divergent).
 	DivergentWarmup int
 	Seconds         float64 // wall time; 0 when not measured
+	// IndependentDraws marks a chain whose every iteration is an
+	// independent draw with no accept step (noise-aware, whose draws are
+	// post-processing of one release): its acceptance says nothing, so it
+	// is not printed.
+	IndependentDraws bool
 }
 
 // LocalHeading introduces the local diagnostics.
@@ -209,9 +214,13 @@ const LocalHeading = "Local diagnostics (not private, not exported; they stay on
 // Local spells chain c's (0-based) local diagnostics.
 func Local(c int, ch Chain) string {
 	var b strings.Builder
-	b.WriteString("chain " + strconv.Itoa(c+1) + ": acceptance " +
-		Num(float64(ch.Accepted)/float64(max(ch.Iterations, 1)), 'f', 3) +
-		" over " + strconv.Itoa(ch.Iterations) + " iterations")
+	if ch.IndependentDraws {
+		b.WriteString("chain " + strconv.Itoa(c+1) + ": " + strconv.Itoa(ch.Iterations) + " independent draws (no accept step)")
+	} else {
+		b.WriteString("chain " + strconv.Itoa(c+1) + ": acceptance " +
+			Num(float64(ch.Accepted)/float64(max(ch.Iterations, 1)), 'f', 3) +
+			" over " + strconv.Itoa(ch.Iterations) + " iterations")
+	}
 	if ch.Rows > 0 && ch.Clipped > 0 {
 		b.WriteString(", " + Num(100*float64(ch.Clipped)/float64(ch.Rows), 'g', 2) + "% of row terms clipped")
 	}

@@ -101,6 +101,9 @@ func TestSentences(t *testing.T) {
 	if got := Local(1, Chain{Iterations: 3000, Accepted: 2700, DivergentWarmup: 21}); got != "chain 2: acceptance 0.900 over 3000 iterations, 21 divergent during warmup (while the step adapts)" {
 		t.Errorf("Local = %q", got)
 	}
+	if got := Local(2, Chain{Iterations: 1000, Accepted: 1000, IndependentDraws: true, Seconds: 0.5}); got != "chain 3: 1000 independent draws (no accept step), in 0.5 s" {
+		t.Errorf("independent draws: %q", got)
+	}
 	if got := Local(1, Chain{}); got != "chain 2: acceptance 0.000 over 0 iterations" {
 		t.Error(got)
 	}
