@@ -52,7 +52,7 @@ func benchHMC() []row {
 	draws := make([][]float64, cfg.Chains)
 	var rows int64
 	for c := range draws {
-		ch, err := p.NewChain(c, rng.Key{})
+		ch, err := p.NewChain(c, rng.KeyFromBytes([32]byte{}))
 		if err != nil {
 			panic(err)
 		}
@@ -109,7 +109,7 @@ func benchGMM() []row {
 	if err := k.Init(th); err != nil {
 		panic(err)
 	}
-	r := rng.ForChain(1, rng.Key{}, 0)
+	r := rng.ForChain(1, rng.KeyFromBytes([32]byte{}), 0)
 	st := measure(nr, dur, func() { k.Step(r) })
 	return append([]row{{ID: "3", What: "dp-barker, GMM N=1e6 b=1000 (paper's setting), per iteration, native",
 		Measured: fmt.Sprintf("%s (median %s), %s", us(st.MinCPUNs), us(st.CPUNs), allocsText(st.Allocs)), Target: "≤ 80 µs", Status: pass(st.MinCPUNs <= 80e3 && st.Allocs < 0.5),
@@ -181,7 +181,7 @@ func allocsPerIteration(cfg *run.Config, tab *dataset.Table) (a float64, err err
 	if err != nil {
 		return 0, err
 	}
-	ch, err := p.NewChain(0, rng.Key{})
+	ch, err := p.NewChain(0, rng.KeyFromBytes([32]byte{}))
 	if err != nil {
 		return 0, err
 	}

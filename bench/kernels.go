@@ -79,7 +79,7 @@ func benchLogLik() []row {
 	if err := mh.Init(theta); err != nil {
 		panic(err)
 	}
-	r := rng.ForChain(1, rng.Key{}, 0)
+	r := rng.ForChain(1, rng.KeyFromBytes([32]byte{}), 0)
 	mhStep := measure(nr, dur, func() { mh.Step(r) })
 	_ = sink
 	return []row{

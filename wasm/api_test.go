@@ -357,7 +357,7 @@ func TestNoiseAwarePageChainsShareOneRelease(t *testing.T) {
 		page = append(page, slices.Clone(ch.Advance(ch.Total())))
 		// The same chain in a worker with another key: the same release,
 		// other draws.
-		chk, _, err := newChainWithKey(bytesSource(data), noiseAwareConfig, c, rng.Key{byte(c)}, info0.Release)
+		chk, _, err := newChainWithKey(bytesSource(data), noiseAwareConfig, c, rng.KeyFromBytes([32]byte{byte(c)}), info0.Release)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -416,7 +416,7 @@ func TestAbortedChainResults(t *testing.T) {
 	var info chainInfo
 	var abort *chainAbort
 	for c := range 2 {
-		ch, in, err := newChainWithKey(bytesSource(data), cfgJSON, c, rng.Key{1}, "")
+		ch, in, err := newChainWithKey(bytesSource(data), cfgJSON, c, rng.KeyFromBytes([32]byte{1}), "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -306,8 +306,9 @@ func doneWhen(t *testing.T, m model.Model, eps float64, key byte) ([]diag.ParamS
 	if err != nil {
 		t.Fatal(err)
 	}
-	var k rng.Key
-	k[0] = key
+	var kb [32]byte
+	kb[0] = key
+	k := rng.KeyFromBytes(kb)
 	chains := make([][][]float64, 4)
 	for c := range chains {
 		kern, err := NewKernel(m, p)

@@ -191,7 +191,7 @@ func TestStepAllocatesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var key rng.Key
+	key := rng.KeyFromBytes([32]byte{})
 	if err := k.Release(rng.ForChain(1, key, -1).Noise); err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func BenchmarkNoiseAwareDraw(b *testing.B) {
 	m := buildLogistic(b, tab)
 	p, _ := NewPlan(specFor(b, m, 3, 1e-5))
 	k, _ := NewKernel(m, p)
-	var key rng.Key
+	key := rng.KeyFromBytes([32]byte{})
 	_ = k.Release(rng.ForChain(1, key, -1).Noise)
 	r := rng.ForChain(1, key, 0)
 	for b.Loop() {

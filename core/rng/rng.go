@@ -33,8 +33,34 @@ type Streams struct {
 	Noise  *mrand.Rand // CSPRNG; everything that protects privacy
 }
 
-// Key is a master key for the noise streams of one run.
-type Key [32]byte
+// Key is a master key for the noise streams of one run. Its 32 bytes sit
+// behind a pointer: a Go stack trace prints each function's arguments word
+// by word, so a key passed by value would print its bytes in any panic's
+// trace (a user pasting the trace into a bug report would publish them),
+// while this prints an address. The zero Key holds no key; ForChain
+// refuses it.
+type Key struct{ b *[32]byte }
+
+// KeyFromBytes returns the key with bytes b (tests and test builds: a
+// production run's key comes from NewKey only).
+func KeyFromBytes(b [32]byte) Key { return Key{b: &b} }
+
+// Bytes returns the key's bytes (tests search outputs for them).
+func (k Key) Bytes() [32]byte {
+	if k.b == nil {
+		return [32]byte{}
+	}
+	return *k.b
+}
+
+// Equal reports whether k and o hold the same bytes.
+func (k Key) Equal(o Key) bool { return k.Bytes() == o.Bytes() && (k.b == nil) == (o.b == nil) }
+
+// String hides the key from fmt's verbs (%v, %s, %x, %+v).
+func (k Key) String() string { return "rng.Key(hidden)" }
+
+// GoString hides the key from %#v.
+func (k Key) GoString() string { return "rng.Key(hidden)" }
 
 // NewKey draws a fresh master key from the operating system's CSPRNG, unless a
 // test key was fixed (test builds only).
@@ -42,20 +68,24 @@ func NewKey() Key {
 	if k, ok := testKey(); ok {
 		return k
 	}
-	var k Key
-	if _, err := rand.Read(k[:]); err != nil {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
 		// crypto/rand.Read never returns an error on supported platforms
 		// (Go 1.24+ crashes instead); keep the check for clarity.
 		panic("rng: crypto/rand failed: " + err.Error())
 	}
-	return k
+	return KeyFromBytes(b)
 }
 
 // ForChain returns the streams of chain c: the public stream from (seed, c)
 // and the noise stream from SHA-256(key || "noise" || c).
 func ForChain(seed uint64, key Key, c int) Streams {
+	if key.b == nil {
+		// A zero Key would give every run the same, public noise.
+		panic("rng: ForChain with the zero Key (use NewKey)")
+	}
 	h := sha256.New()
-	h.Write(key[:])
+	h.Write(key.b[:])
 	h.Write([]byte("dpmcmc/noise"))
 	var buf [8]byte
 	binary.LittleEndian.PutUint64(buf[:], uint64(c))

@@ -14,7 +14,7 @@ const FixedTestKey = true
 // it, the command-line tool and the page built with the tag produce the same
 // draws bit for bit for the same config and seed. Production builds have no
 // such key: their noise keys come from crypto/rand only.
-var TestKey = Key{0: 0x64, 1: 0x70, 2: 0x6d, 3: 0x63, 4: 0x6d, 5: 0x63, 31: 0x01}
+var TestKey = KeyFromBytes([32]byte{0: 0x64, 1: 0x70, 2: 0x6d, 3: 0x63, 4: 0x6d, 5: 0x63, 31: 0x01})
 
 var (
 	testMu sync.Mutex

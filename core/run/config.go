@@ -26,8 +26,10 @@ type Config struct {
 	Chains    int        `json:"chains"`
 	Warmup    int        `json:"warmup"`
 	Draws     int        `json:"draws"`
-	// Seed drives the public randomness only (initial values, proposals,
-	// minibatch indices). Privacy noise never depends on it.
+	// Seed drives the public randomness only (initial values, proposals);
+	// it is public and embedded in Stan CSV exports with the config.
+	// Privacy noise, accept decisions and minibatch indices come from the
+	// noise stream (core/rng) and never depend on it.
 	Seed uint64 `json:"seed"`
 	Init Init   `json:"init"`
 	// Privacy is the budget of a private run; nil for a non-private run.
@@ -194,6 +196,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Draws < 1 && c.Privacy == nil {
 		add("draws must be at least 1 (got %d)", c.Draws)
+	}
+	if c.Draws < 0 && c.Privacy != nil {
+		add("draws must be ≥ 0 (got %d; 0 in a private run: planned from the budget)", c.Draws)
 	}
 	if _, ok := algorithms[c.Algorithm]; !ok && c.Algorithm != Auto {
 		add("unknown algorithm %q (choose one of %s, or auto)", c.Algorithm, strings.Join(Algorithms(), ", "))

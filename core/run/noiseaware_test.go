@@ -27,7 +27,7 @@ func noiseAwareConfig() *Config {
 // a different key gives a different release.
 func TestNoiseAwareChainsShareOneRelease(t *testing.T) {
 	p := prepareBC5(t, noiseAwareConfig())
-	key := rng.Key{3}
+	key := rng.KeyFromBytes([32]byte{3})
 	var first *noiseaware.Release
 	if _, err := p.NewChain(0, key); !errors.Is(err, ErrNeedsSharedKey) {
 		t.Fatalf("NewChain (a key per chain) accepted noise-aware: %v", err)
@@ -51,7 +51,7 @@ func TestNoiseAwareChainsShareOneRelease(t *testing.T) {
 			}
 		}
 	}
-	ch, _ := p.NewChainSharedKey(0, rng.Key{4})
+	ch, _ := p.NewChainSharedKey(0, rng.KeyFromBytes([32]byte{4}))
 	if slices.Equal(ch.k.(*noiseaware.Kernel).Released().S[0], first.S[0]) {
 		t.Fatal("a different key gave the same release")
 	}
@@ -67,7 +67,7 @@ func TestNoiseAwareRunAndReport(t *testing.T) {
 	if p.Plan.Warmup != 0 || p.Plan.Draws != defaultNoiseAwareDraws || p.Plan.Epsilon > 2 || p.Plan.Epsilon < 1.999 {
 		t.Fatalf("plan %+v", p.Plan)
 	}
-	res, err := p.run(context.Background(), rng.Key{5}, nil)
+	res, err := p.run(context.Background(), rng.KeyFromBytes([32]byte{5}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestRecommend(t *testing.T) {
 // draws; with another key only its draws differ, never the release.
 func TestNoiseAwareChainFromRelease(t *testing.T) {
 	p := prepareBC5(t, noiseAwareConfig())
-	key := rng.Key{3}
+	key := rng.KeyFromBytes([32]byte{3})
 	ch0, err := p.NewChainSharedKey(0, key)
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +162,7 @@ func TestNoiseAwareChainFromRelease(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		own, err := p.NewChainFromRelease(c, rng.Key{byte(10 + c)}, rel)
+		own, err := p.NewChainFromRelease(c, rng.KeyFromBytes([32]byte{byte(10 + c)}), rel)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +203,7 @@ func TestNoiseAwareChainFromRelease(t *testing.T) {
 // error, never sampled from.
 func TestNoiseAwareAdoptRefusesBadRelease(t *testing.T) {
 	p := prepareBC5(t, noiseAwareConfig())
-	ch0, err := p.NewChainSharedKey(0, rng.Key{3})
+	ch0, err := p.NewChainSharedKey(0, rng.KeyFromBytes([32]byte{3}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,11 +230,11 @@ func TestNoiseAwareAdoptRefusesBadRelease(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := p.NewChainFromRelease(1, rng.Key{3}, b); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := p.NewChainFromRelease(1, rng.KeyFromBytes([32]byte{3}), b); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error with %q", name, err, c.want)
 		}
 	}
-	if _, err := p.NewChainFromRelease(1, rng.Key{3}, []byte(`{"s":`)); err == nil || !strings.Contains(err.Error(), "shared release") {
+	if _, err := p.NewChainFromRelease(1, rng.KeyFromBytes([32]byte{3}), []byte(`{"s":`)); err == nil || !strings.Contains(err.Error(), "shared release") {
 		t.Errorf("truncated JSON: %v", err)
 	}
 }

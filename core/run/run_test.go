@@ -39,7 +39,7 @@ func smallConfig(alg string) *Config {
 func TestChainSlicesAreInvisible(t *testing.T) {
 	for _, alg := range []string{"mh", "hmc", "mala", "barker"} {
 		p := prepareBC5(t, smallConfig(alg))
-		key := rng.Key{7}
+		key := rng.KeyFromBytes([32]byte{7})
 		whole, err := p.NewChain(1, key)
 		if err != nil {
 			t.Fatal(err)
@@ -95,6 +95,6 @@ func TestCancelCountsWhatRan(t *testing.T) {
 
 // testKey fixes the noise key of runs in tests, so that statistical tests
 // are deterministic.
-var testKey = rng.Key{4, 2}
+var testKey = rng.KeyFromBytes([32]byte{4, 2})
 
 func openBC5() (*os.File, error) { return os.Open("../../testdata/logistic/bc5_design_std.csv") }
