@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,6 +41,13 @@ func TestImpossibleSettingsRefused(t *testing.T) {
 		{"batch above n", append(clone(priv[:len(priv)-1]), "dp-sgld", "--batch", "101", "--epsilon", "1", "--delta", "1e-5"), "batch = 101 must be in [1, n = 100]", 1},
 		{"batch negative", append(clone(priv[:len(priv)-1]), "dp-barker", "--batch", "-1", "--epsilon", "1", "--delta", "1e-5"), "batch and batch-cap must be ≥ 1", 1},
 		{"flag not a number", append(clone(priv), "--epsilon", "one"), "invalid value", 0},
+		{"draws negative (private)", append(clone(priv[:len(priv)-1]), "noise-aware", "--draws", "-5", "--epsilon", "1", "--delta", "1e-5"), "draws must be ≥ 0", 1},
+		{"draws too many to hold", append(clone(priv[:len(priv)-1]), "noise-aware", "--draws", "1000000000", "--epsilon", "1", "--delta", "1e-5"), "would need 96 GB of memory", 0},
+		{"out is the data", append(clone(priv[:len(priv)-1]), "noise-aware", "--out", data, "--epsilon", "1", "--delta", "1e-5"), "is the data file: writing it would overwrite the data", 1},
+		{"report is the out", append(clone(priv), "--report", out, "--epsilon", "1", "--delta", "1e-5"), "--report " + out + " is also the output of --out", 1},
+		{"report is the data", append(clone(priv), "--report", data, "--epsilon", "1", "--delta", "1e-5"), "--report " + data + " is the data file", 1},
+		{"out in a missing directory", append(clone(priv), "--out", filepath.Join(dir, "nodir", "o.csv"), "--epsilon", "1", "--delta", "1e-5"), "--out " + filepath.Join(dir, "nodir", "o.csv") + ": cannot write in", 1},
+		{"unknown algorithm with a budget", append(clone(priv[:len(priv)-1]), "foo", "--epsilon", "1", "--delta", "1e-5"), `unknown algorithm "foo"`, 1},
 		{"plan n = 1", []string{"plan", "--algorithm", "dp-penalty", "--n", "1", "--epsilon", "1", "--delta", "0.1"}, "--n must be at least 2", 1},
 		{"plan epsilon zero", []string{"plan", "--algorithm", "dp-penalty", "--n", "100", "--epsilon", "0", "--delta", "1e-5"}, "epsilon must be a finite number > 0", 1},
 		{"plan delta one", []string{"plan", "--algorithm", "dp-penalty", "--n", "100", "--epsilon", "1", "--delta", "1"}, "delta must be in (0, 1)", 1},
@@ -86,6 +94,33 @@ func TestDeltaAboveOneOverNWarns(t *testing.T) {
 	code, stdout, _ = runCLI(t, "plan", "--algorithm", "dp-penalty", "--n", "100", "--epsilon", "1", "--delta", "0.001", "--text")
 	if code != 0 || strings.Contains(stdout, "1/n") {
 		t.Errorf("unexpected note for δ < 1/n:\n%s", stdout)
+	}
+}
+
+// --quiet still prints what a user must not miss: that draws are not
+// private, and a δ that weakens the guarantee itself. The data file is
+// untouched by every refused run above (its first line is still the header).
+func TestQuietKeepsPrivacyWarnings(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCohort(t, dir, 100, 1)
+	out := filepath.Join(dir, "o.csv")
+	base := []string{"sample", "--data", data, "--model", "logistic", "--outcome", "y", "--out", out, "--quiet",
+		"--bound", "age=18:90", "--bound", "bmi=15:50", "--chains", "1", "--seed", "1"}
+	code, _, stderr := runCLI(t, append(clone(base), "--algorithm", "hmc", "--warmup", "20", "--draws", "20")...)
+	if code != 0 || !strings.Contains(stderr, "NOT PRIVATE") {
+		t.Errorf("non-private --quiet: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = runCLI(t, append(clone(base), "--algorithm", "noise-aware", "--draws", "20", "--epsilon", "1", "--delta", "0.02")...)
+	if code != 0 || !strings.Contains(stderr, "warning: δ = 0.02 is not below 1/n = 0.01") {
+		t.Errorf("δ ≥ 1/n --quiet: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = runCLI(t, append(clone(base), "--algorithm", "noise-aware", "--draws", "20", "--epsilon", "1", "--delta", "1e-5")...)
+	if code != 0 || strings.Contains(stderr, "warning") {
+		t.Errorf("δ < 1/n --quiet: exit %d, stderr %q", code, stderr)
+	}
+	b, err := os.ReadFile(data)
+	if err != nil || !strings.HasPrefix(string(b), "y,age,bmi\n") {
+		t.Errorf("the data file changed: %q…", string(b[:min(len(b), 40)]))
 	}
 }
 

@@ -77,6 +77,9 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 			return errors.New("--dim (the number of coefficients, intercept included) is required for noise-aware")
 		}
 		cfg.Model.Outcome = "y"
+		if *outcomeBound == "" && cfg.Model.Model == "poisson" {
+			return errors.New("noise-aware poisson needs the outcome's public bound (--outcome-bound 0:K): K caps the mean")
+		}
 		if *outcomeBound != "" {
 			bs, err := dataset.ParseBounds([]string{"y=" + *outcomeBound})
 			if err != nil {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -91,7 +92,7 @@ func (f *sampleFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&c.Settings.NoiseMultiplier, "noise-multiplier", 0, "DP-SGLD: raise the gradient noise to z·G where the dynamics' own noise is smaller")
 	fs.Float64Var(&c.Settings.Friction, "friction", 0, "SGHMC/SGNHT friction (default 0.1)")
 	fs.Float64Var(&c.Settings.OPSShare, "ops-share", 0, "hybrid: share of ε for the one-posterior-sample start (default 0.5)")
-	fs.StringVar(&f.report, "report", "", "privacy report JSON (private runs; default OUT.privacy.json)")
+	fs.StringVar(&f.report, "report", "", "privacy report JSON (private runs; default: --out with its extension replaced, e.g. draws.csv → draws.privacy.json)")
 	fs.StringVar(&c.Init.Kind, "init", "", "initial values: uniform (default, U(-2,2)), zero, comma-separated numbers, or dp-map (private runs: start each chain from a private estimate of the mode, spending --init-share of the budget)")
 	fs.Float64Var(&c.Init.Share, "init-share", 0, "dp-map: share of the budget's μ² spent on the initialisations (default 0.2)")
 	fs.StringVar(&f.out, "out", "", "output draws file (required)")
@@ -187,6 +188,9 @@ func (f *sampleFlags) buildConfig(fs *flag.FlagSet) (*run.Config, error) {
 	// auto with a budget resolves to a private algorithm (run.Recommend).
 	privateAlg := run.IsPrivate(cfg.Algorithm) || (cfg.Algorithm == run.Auto && private)
 	if set["epsilon"] || set["delta"] {
+		if !privateAlg && !slices.Contains(run.Algorithms(), cfg.Algorithm) {
+			return nil, fmt.Errorf("unknown algorithm %q (choose one of %s, or auto)", cfg.Algorithm, strings.Join(run.Algorithms(), ", "))
+		}
 		if !privateAlg {
 			return nil, fmt.Errorf("--epsilon/--delta: %s is not a private algorithm (private: %s)", cfg.Algorithm, strings.Join(privateAlgorithms(), ", "))
 		}
@@ -369,6 +373,9 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
+	if err := checkOutputs(f.data, f.out, f.report, f.format, cfg.Chains, cfg.Privacy != nil); err != nil {
+		return err
+	}
 	file, err := os.Open(f.data)
 	if err != nil {
 		return err
@@ -425,6 +432,11 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		for _, n := range pl.Notes {
 			fmt.Fprintf(stderr, "note: %s\n", n)
 		}
+	} else if pl.Private {
+		// --quiet keeps what weakens the guarantee itself.
+		for _, w := range pl.Warnings {
+			fmt.Fprintf(stderr, "warning: %s\n", w)
+		}
 	}
 	// The mixing forecast (public inputs only); a forecast that the chains
 	// cannot converge is printed even with --quiet.
@@ -447,10 +459,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		if rep, err = p.Report(res); err != nil {
 			return err
 		}
-		path := f.report
-		if path == "" {
-			path = strings.TrimSuffix(f.out, filepath.Ext(f.out)) + ".privacy.json"
-		}
+		path := reportPath(f.out, f.report)
 		b, err := rep.JSON()
 		if err != nil {
 			return err
@@ -461,7 +470,9 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		if !f.quiet || res.Aborted != nil {
 			fmt.Fprintf(stderr, "privacy report: %s\n%s\n%s\n", path, rep.Statement, report.Budget(rep.Epsilon, rep.EpsilonBudget, rep.Delta))
 		}
-	} else if !f.quiet {
+	} else {
+		// Even with --quiet: a user who forgot --epsilon must not take
+		// these draws for private ones.
 		fmt.Fprintln(stderr, report.NotPrivate(p.Config.Algorithm))
 	}
 	if res.Aborted != nil {
@@ -526,12 +537,85 @@ func writeDraws(out, format string, cfg *run.Config, res *run.Result, withWarmup
 	for c := range d.NumChains() {
 		name := out
 		if d.NumChains() > 1 {
-			ext := filepath.Ext(out)
-			name = strings.TrimSuffix(out, ext) + "_" + strconv.Itoa(c+1) + ext
+			name = stanChainPath(out, c)
 		}
 		if err := writeFile(name, func(w io.Writer) error { return export.WriteStanCSV(w, e, c) }); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// reportPath is the privacy report's file: --report, or --out with its
+// extension replaced by .privacy.json.
+func reportPath(out, report string) string {
+	if report != "" {
+		return report
+	}
+	return strings.TrimSuffix(out, filepath.Ext(out)) + ".privacy.json"
+}
+
+// stanChainPath is chain c's (0-based) file of a Stan CSV export with more
+// than one chain: OUT_1.csv, OUT_2.csv, …
+func stanChainPath(out string, c int) string {
+	ext := filepath.Ext(out)
+	return strings.TrimSuffix(out, ext) + "_" + strconv.Itoa(c+1) + ext
+}
+
+// checkOutputs refuses, before the data are read, outputs that would
+// overwrite the data file or each other (the draws and the privacy
+// report), and directories where they cannot be written: a private run
+// spends its budget, so its outputs must not fail only at the end.
+func checkOutputs(data, out, report, format string, chains int, private bool) error {
+	type output struct{ flag, path string }
+	var outs []output
+	if format == "stan" && chains > 1 {
+		for c := range chains {
+			outs = append(outs, output{"--out", stanChainPath(out, c)})
+		}
+	} else {
+		outs = append(outs, output{"--out", out})
+	}
+	if private {
+		flag := "--report"
+		if report == "" {
+			flag = "--out (its default privacy report)"
+		}
+		outs = append(outs, output{flag, reportPath(out, report)})
+	}
+	same := func(a, b string) bool {
+		if fa, err := os.Stat(a); err == nil {
+			if fb, err := os.Stat(b); err == nil {
+				return os.SameFile(fa, fb)
+			}
+		}
+		aa, err1 := filepath.Abs(a)
+		bb, err2 := filepath.Abs(b)
+		return err1 == nil && err2 == nil && aa == bb
+	}
+	for i, o := range outs {
+		if same(o.path, data) {
+			return fmt.Errorf("%s %s is the data file: writing it would overwrite the data; choose another output path", o.flag, o.path)
+		}
+		for _, p := range outs[:i] {
+			if same(o.path, p.path) {
+				return fmt.Errorf("%s %s is also the output of %s: one would overwrite the other; choose different paths", o.flag, o.path, p.flag)
+			}
+		}
+		if fi, err := os.Stat(o.path); err == nil && fi.IsDir() {
+			return fmt.Errorf("%s %s is a directory; give a file path", o.flag, o.path)
+		}
+		dir := filepath.Dir(o.path)
+		tmp, err := os.CreateTemp(dir, ".dpmcmc-check-*")
+		if err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return fmt.Errorf("%s %s: cannot write in %s: %w", o.flag, o.path, dir, err)
+		}
+		tmp.Close()
+		os.Remove(tmp.Name())
 	}
 	return nil
 }
@@ -541,7 +625,7 @@ func writeDraws(out, format string, cfg *run.Config, res *run.Result, withWarmup
 func writeFile(name string, write func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(name), ".dpmcmc-*")
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	defer os.Remove(tmp.Name())
 	if err := write(tmp); err != nil {

@@ -80,6 +80,9 @@ type Plan struct {
 	// Settings are the resolved sampler settings (noise scales, clips).
 	Settings Settings `json:"settings"`
 	Notes    []string `json:"notes,omitempty"`
+	// Warnings are the notes that weaken the guarantee itself (δ ≥ 1/n):
+	// also in Notes; the CLI prints them even with --quiet.
+	Warnings []string `json:"warnings,omitempty"`
 	// AutoReason is why Recommend chose the algorithm when the config asked
 	// for auto ("" otherwise).
 	AutoReason string `json:"auto_reason,omitempty"`
@@ -142,7 +145,9 @@ func resolve(cfg *Config, m model.Model, n, d int) (*Config, *Plan, error) {
 	c.Privacy = &b
 	p.Delta = b.Delta
 	if b.Delta >= 1/float64(n) {
-		p.Notes = append(p.Notes, fmt.Sprintf("δ = %g is not below 1/n = %g: a mechanism that publishes one random row would satisfy it; choose δ < 1/n", b.Delta, 1/float64(n)))
+		w := fmt.Sprintf("δ = %g is not below 1/n = %g: a mechanism that publishes one random row would satisfy it; choose δ < 1/n", b.Delta, 1/float64(n))
+		p.Notes = append(p.Notes, w)
+		p.Warnings = append(p.Warnings, w)
 	}
 	s := &c.Settings
 	if m != nil {
