@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/dpmcmc/dpmcmc/core/privacy"
 )
@@ -64,8 +66,9 @@ type acctTarget struct {
 }
 
 func (t *acctTarget) register(fs *flag.FlagSet) {
-	fs.Float64Var(&t.delta, "delta", math.NaN(), "acctTarget δ in (0, 1): report ε")
-	fs.Float64Var(&t.epsilon, "epsilon", math.NaN(), "acctTarget ε ≥ 0: report δ")
+	t.delta, t.epsilon = math.NaN(), math.NaN()
+	fs.Func("delta", "target δ in (0, 1): report ε (give --delta or --epsilon)", floatInto(&t.delta))
+	fs.Func("epsilon", "target ε ≥ 0: report δ (give --delta or --epsilon)", floatInto(&t.epsilon))
 }
 
 func (t *acctTarget) check() error {
@@ -92,6 +95,19 @@ func acctRelation(s string) (privacy.Relation, error) {
 }
 
 // report runs the ledger query and shapes the JSON.
+// floatInto parses a flag's value into *p (flag.Func), so that a flag
+// without a usable default (NaN: "not given") does not print one in -h.
+func floatInto(p *float64) func(string) error {
+	return func(v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return fmt.Errorf("not a number: %q", v)
+		}
+		*p = f
+		return nil
+	}
+}
+
 func acctReport(l *privacy.Ledger, t acctTarget, method string) (map[string]any, error) {
 	var r privacy.Report
 	var err error
@@ -102,6 +118,12 @@ func acctReport(l *privacy.Ledger, t acctTarget, method string) (map[string]any,
 	}
 	if err != nil {
 		return nil, err
+	}
+	if math.IsInf(r.Epsilon, 1) || math.IsNaN(r.Epsilon) {
+		return nil, fmt.Errorf("no finite ε at δ = %g: this noise is too small to give any guarantee", t.delta)
+	}
+	if r.Delta == 0 && math.IsNaN(t.delta) && t.epsilon > 0 {
+		r.Note = strings.TrimPrefix(r.Note+"; δ underflowed to 0: it is below the smallest double (about 5e-324), not exactly 0 (a Gaussian mechanism is never pure ε-DP)", "; ")
 	}
 	out := map[string]any{
 		"epsilon":  r.Epsilon,
@@ -253,7 +275,9 @@ func accountBarker(args []string, stderr io.Writer) (map[string]any, error) {
 	n := fs.Int("n", 0, "number of rows N")
 	b := fs.Int("batch", 0, "batch size b (without replacement; Thm 2 needs orders < b/5)")
 	T := fs.Int("count", 0, "number of iterations T (all chains)")
-	delta := fs.Float64("delta", math.NaN(), "acctTarget δ in (0, 1)")
+	delta := new(float64)
+	*delta = math.NaN()
+	fs.Func("delta", "target δ in (0, 1) (required)", floatInto(delta))
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
@@ -279,10 +303,14 @@ func accountBarker(args []string, stderr io.Writer) (map[string]any, error) {
 
 func accountComposition(args []string, stderr io.Writer) (map[string]any, error) {
 	fs := newFlagSet("account composition", "--step-epsilon E --step-delta D --count K --delta D [--method basic|advanced|optimal]", stderr)
-	se := fs.Float64("step-epsilon", math.NaN(), "per-step ε ≥ 0")
+	se := new(float64)
+	*se = math.NaN()
+	fs.Func("step-epsilon", "per-step ε ≥ 0 (required)", floatInto(se))
 	sd := fs.Float64("step-delta", 0, "per-step δ in [0, 1)")
 	k := fs.Int("count", 0, "number of steps K ≥ 1")
-	delta := fs.Float64("delta", math.NaN(), "total δ in (0, 1)")
+	delta := new(float64)
+	*delta = math.NaN()
+	fs.Func("delta", "total δ in (0, 1) (required)", floatInto(delta))
 	method := fs.String("method", "", "basic, advanced or optimal (default: the smallest valid)")
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err

@@ -101,6 +101,12 @@ type pldDir struct {
 //
 // q = 1 gives the plain Gaussian with sensitivity 1 (Poisson) or 2 (without
 // replacement), a check against TightGaussian.
+// MinPLDNoiseMultiplier is the smallest σ NewSubsampledGaussianPLD accepts.
+// Below it one step's privacy-loss distribution needs millions of pieces
+// (σ = 0.01 took minutes), while even one full-batch step costs ε ≈ 1/(2σ²)
+// ≥ 50: callers fall back to RDP.
+const MinPLDNoiseMultiplier = 0.1
+
 func NewSubsampledGaussianPLD(sigma, q float64, k int, s Sampling, rel Relation, opt PLDOptions) (*PLD, error) {
 	if err := checkPos("noise multiplier σ", sigma); err != nil {
 		return nil, err
@@ -110,6 +116,9 @@ func NewSubsampledGaussianPLD(sigma, q float64, k int, s Sampling, rel Relation,
 	}
 	if k < 1 {
 		return nil, fmtErr("count must be ≥ 1, got %d", k)
+	}
+	if sigma < MinPLDNoiseMultiplier {
+		return nil, fmtErr("PLD: noise multiplier σ = %g is below %g, where one step's privacy loss spans more than the grid can hold (and ε is far above any useful value); use RDP", sigma, MinPLDNoiseMultiplier)
 	}
 	if s == WithoutReplacement && rel != Replace {
 		return nil, fmtErr("fixed-size sampling without replacement needs the replace-one relation")
@@ -314,11 +323,13 @@ const pldTailZ = 9.5 // Φ(−9.5) ≈ 1.0e−21 per step
 // the mass above the s-range (infinite loss) and the number of pieces.
 func (lf lossFn) discretise(sigma, h, lo, hi float64, maxPieces int) (pm []float64, imin int64, etaInf float64, err error) {
 	wlo, whi := lf.omega(lo), lf.omega(hi)
+	// The width in floating point first: for a tiny σ the losses are huge
+	// (or infinite) and the int64 conversions below would overflow.
+	if span := math.Ceil(whi/h) + 1 - math.Floor(wlo/h); !(span <= float64(maxPieces)) {
+		return nil, 0, 0, fmtErr("PLD: per-step loss range needs %.3g grid points (max %d); use RDP", span, maxPieces)
+	}
 	imin = int64(math.Floor(wlo / h))
 	imax := int64(math.Ceil(whi/h)) + 1
-	if imax-imin > int64(maxPieces) {
-		return nil, 0, 0, fmtErr("PLD: per-step loss range needs %d grid points (max %d); use RDP", imax-imin, maxPieces)
-	}
 	pm = make([]float64, imax-imin+1)
 	// split point between the CDF and survival-function representations
 	split := lf.splitPoint()

@@ -229,11 +229,21 @@ func PoissonSubsampledGaussianRDP(q, sigma, alpha float64) (float64, error) {
 	if q == 1 {
 		return GaussianRDP(alpha, sigma), nil
 	}
+	if math.IsInf(1/(sigma*sigma), 1) {
+		// σ² underflows: the series below would divide by zero (0/0 at
+		// its first terms). The loss is unbounded for any purpose.
+		return math.Inf(1), nil
+	}
 	var la float64
 	if alpha == math.Trunc(alpha) && alpha <= 1e6 {
 		la = logAInt(q, sigma, int(alpha))
 	} else {
 		la = logAFrac(q, sigma, alpha)
+	}
+	// A_α ≥ 1, so ln A_α ≥ 0 up to rounding. NaN, or a clearly negative
+	// value, is a numerical breakdown: never report it as a small ε.
+	if math.IsNaN(la) || la < -1e-9 {
+		return math.Inf(1), nil
 	}
 	return math.Max(0, la/(alpha-1)), nil
 }
