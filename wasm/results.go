@@ -116,7 +116,7 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 	rows := diag.Summary(d.Names, d.Sampling())
 	verdict := diag.Assess(rows, d.NumChains())
 	v.Converged = verdict.Converged
-	v.Verdict = report.Verdict(verdict)
+	v.Verdict = report.Verdict(verdict, v.Private)
 	if info.Cancelled {
 		v.Verdict += " " + report.Cancelled(v.Draws)
 	}
@@ -130,7 +130,7 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 	v.Table = report.Summary(rows, model, steps)
 	v.Caption = "Posterior summary: " + report.Heading(d.NumChains(), v.Draws, 0)
 	if v.Table.RatioName != "" {
-		v.Caption += fmt.Sprintf("; %ss are exp(coefficient × step), the step a round number from the predictor's public bound (1 without one); coefficients are per unit", v.Table.RatioName)
+		v.Caption += fmt.Sprintf("; %ss are exp(step × the coefficient's median and its 2.5%% and 97.5%% quantiles), the step a round number from the predictor's public bound (1 without one); coefficients are per unit", v.Table.RatioName)
 	}
 	for _, r := range rows {
 		v.RhatOK = append(v.RhatOK, report.RhatOK(r))
@@ -139,7 +139,7 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 	if report.Regression(model) {
 		sd, scaled := run.ModelPrior(cfg)
 		v.PriorNote = report.PriorNote(rows, report.PriorSDs(d.Names, cfg.Data.Bounds, sd, scaled), v.Private)
-		v.DirectionNote = report.DirectionNote(rows, model, v.Private)
+		v.DirectionNote = report.DirectionNote(rows, model, v.Private, verdict.Converged)
 	}
 	return v, nil
 }

@@ -252,7 +252,7 @@ func TestSampleSaysEffectDirections(t *testing.T) {
 		// The line is the one the table's own 2.5% and 97.5% columns give
 		// (the printed quantiles keep their signs).
 		rows := summaryRows(t, stdout)
-		if want := report.DirectionNote(rows, "logistic", c.private); "Direction of the effects"+note != want {
+		if want := report.DirectionNote(rows, "logistic", c.private, true); "Direction of the effects"+note != want {
 			t.Errorf("%v: printed %q, the table gives %q", c.args, "Direction of the effects"+note, want)
 		}
 		if len(rows) != 6 {

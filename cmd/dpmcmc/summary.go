@@ -112,8 +112,8 @@ func writeSummaryTable(stdout io.Writer, chains, n, warmup int, rows []diag.Para
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\n%s\n", report.Verdict(verdict))
-	if note := report.DirectionNote(rows, model, private); note != "" {
+	fmt.Fprintf(stdout, "\n%s\n", report.Verdict(verdict, private))
+	if note := report.DirectionNote(rows, model, private, verdict.Converged); note != "" {
 		fmt.Fprintln(stdout, note)
 	}
 	return nil

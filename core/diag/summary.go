@@ -163,13 +163,17 @@ func Assess(rows []ParamSummary, nChains int) Verdict {
 	if v.Converged {
 		v.Message = fmt.Sprintf("converged: every R-hat is below %.2f and every bulk and tail ESS is at least %.0f (100 per chain; Vehtari et al. 2021).", RhatMax, v.ESSMin)
 	} else {
-		v.Message = "not converged: " + strings.Join(v.Problems, "; ") + ". Run longer chains (or more of them) before using these draws."
+		v.Message = "not converged: " + strings.Join(v.Problems, "; ") + ". " + LongerChainsAdvice
 	}
 	if nChains < RecommendChains {
 		v.Message += fmt.Sprintf(" Note: %d chain(s); at least %d are recommended for a reliable R-hat.", nChains, RecommendChains)
 	}
 	return v
 }
+
+// LongerChainsAdvice ends the message of a verdict that is not converged.
+// For a private run it is wrong advice, and core/report replaces it.
+const LongerChainsAdvice = "Run longer chains (or more of them) before using these draws."
 
 // MarshalJSON writes the verdict with snake_case keys; NaN and ±Inf become
 // null.

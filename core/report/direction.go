@@ -36,14 +36,20 @@ func Directions(rows []diag.ParamSummary) (up, down, open []string) {
 // intervals is easy to misread; this line says in words what it shows,
 // e.g. that at a small budget no predictor's direction is determined even
 // though none is "mostly the prior" (PriorNote). private says whether the
-// draws are a private run's. Post-processing of the released draws.
-func DirectionNote(rows []diag.ParamSummary, model string, private bool) string {
+// draws are a private run's. converged is the run's convergence verdict:
+// the intervals of chains that did not converge describe where the chains
+// were stuck, not the posterior, so no direction is stated then.
+// Post-processing of the released draws.
+func DirectionNote(rows []diag.ParamSummary, model string, private, converged bool) string {
 	if !Regression(model) {
 		return ""
 	}
 	up, down, open := Directions(rows)
 	if len(up)+len(down)+len(open) == 0 {
 		return ""
+	}
+	if !converged {
+		return "Direction of the effects: not stated, because the chains did not converge: their intervals show where the chains were, not what the data say."
 	}
 	what := "the outcome"
 	switch model {

@@ -150,8 +150,21 @@ func Heading(chains, draws, warmupSkipped int) string {
 	return s
 }
 
-// Verdict is the convergence verdict as a sentence.
-func Verdict(v diag.Verdict) string { return capitalize(v.Message) }
+// Verdict is the convergence verdict as a sentence. For a private run
+// (private) that did not converge, the generic advice to run longer chains
+// is replaced: at a fixed ε more iterations spread the same budget over
+// more steps, so each moves less (docs/SAMPLERS.md, "Mixing forecast").
+func Verdict(v diag.Verdict, private bool) string {
+	m := v.Message
+	if private && !v.Converged {
+		m = strings.Replace(m, diag.LongerChainsAdvice, PrivateNotConvergedAdvice, 1)
+	}
+	return capitalize(m)
+}
+
+// PrivateNotConvergedAdvice replaces diag.LongerChainsAdvice in a private
+// run's verdict.
+const PrivateNotConvergedAdvice = "Do not use these draws. Longer chains do not help a private run at the same ε (the budget is spread over more steps, so each moves less); the plan's forecast says before a run whether its chains can converge: use noise-aware (regression models) or a larger ε."
 
 // Cancelled is the sentence added to the verdict of a cancelled run.
 func Cancelled(draws int) string {

@@ -89,8 +89,17 @@ func TestSentences(t *testing.T) {
 	if got := Heading(2, 1000, 10); got != "2 chains × 1000 draws after warmup (10 saved warmup draws per chain skipped)" {
 		t.Error(got)
 	}
-	if got := Verdict(diag.Verdict{Message: "not converged: x."}); got != "Not converged: x." {
+	if got := Verdict(diag.Verdict{Message: "not converged: x."}, false); got != "Not converged: x." {
 		t.Error(got)
+	}
+	// A private run is not told to run longer chains: at the same ε that
+	// spreads the budget thinner.
+	nc := diag.Assess([]diag.ParamSummary{{Name: "a", Rhat: 3, ESSBulk: 4, ESSTail: 4}}, 4)
+	if got := Verdict(nc, false); !strings.Contains(got, diag.LongerChainsAdvice) {
+		t.Errorf("non-private: %q", got)
+	}
+	if got := Verdict(nc, true); strings.Contains(got, "Run longer chains") || !strings.Contains(got, PrivateNotConvergedAdvice) || !strings.HasPrefix(got, "Not converged: R-hat") {
+		t.Errorf("private: %q", got)
 	}
 	if got := Local(0, Chain{Iterations: 1000, Accepted: 312, Clipped: 5, Rows: 2000, Divergent: 2, Seconds: 1.234}); got != "chain 1: acceptance 0.312 over 1000 iterations, 0.25% of row terms clipped, 2 divergent, in 1.23 s" {
 		t.Error(got)
