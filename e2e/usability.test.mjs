@@ -11,7 +11,11 @@
 //     report charges every iteration that ran;
 //   - the embed page offers algorithm=noise-aware (the logistic demo) and
 //     algorithm=auto (the engine's recommendation: noise-aware for the
-//     regression demo, run.Recommend's dp-hmc for the banana).
+//     regression demo, run.Recommend's dp-hmc for the banana);
+//   - repeat private runs on the same rows add up: before a run the page
+//     says what earlier runs of the tab spent and the total this one would
+//     reach, and under the second run's results the total; a bound typed
+//     the wrong way round is named in the blocker.
 //
 // Needs make build site-testkey cli-testkey (build/site-testkey,
 // bin/dpmcmc, bin/dpmcmc-testkey); run with
@@ -190,5 +194,41 @@ test('embed: algorithm=noise-aware and algorithm=auto run on the logistic demo; 
     } finally {
       await context.close();
     }
+  }
+});
+
+test('repeat private runs on the same rows add up: the page says what earlier runs of the tab spent before the next run and under its results; a reversed bound is named', { timeout: 240000 }, async () => {
+  const { context, page, rec } = await h.open(DESKTOP);
+  try {
+    await page.waitForFunction(() => document.querySelector('[data-testid="file-info"]').textContent.includes('2,000 rows'));
+    await setRun(page, { algorithm: 'noise-aware', chains: 2, draws: 200 });
+    await page.getByTestId('epsilon-input').fill('1.5');
+    await page.waitForFunction(() => /planned ε/.test(document.querySelector('[data-testid="plan"]').textContent), null, { timeout: 60000 });
+    assert.equal(await page.getByTestId('session-budget').isHidden(), true, 'no earlier run yet');
+    assert.equal(await runToEnd(page), 'done');
+    assert.equal(await page.getByTestId('session-spent').isHidden(), true, 'the first run is covered by its own statement');
+    // Before the second run: what the first spent and the total it would reach.
+    const before = page.getByTestId('session-budget');
+    await page.waitForFunction(() => !document.querySelector('[data-testid="session-budget"]').hidden);
+    assert.match(await before.textContent(), /^Earlier private run in this tab \(1\) spent ε = 1\.5 at δ = .*; this run would bring the total to ε = 3 at δ = .*add up/);
+    assert.equal(await runToEnd(page), 'done');
+    const after = page.getByTestId('session-spent');
+    await page.waitForFunction(() => !document.querySelector('[data-testid="session-spent"]').hidden);
+    assert.match(await after.textContent(), /^This is the 2nd private run on these rows in this tab: together the runs have spent ε = 3 at δ = /);
+    assert.match(await before.textContent(), /\(2\) spent ε = 3 .* total to ε = 4\.5 /);
+    // A non-private sampler is not told about the budget.
+    await page.getByTestId('algorithm-select').selectOption('hmc');
+    await page.waitForFunction(() => document.querySelector('[data-testid="session-budget"]').hidden);
+
+    // A bound typed the wrong way round is named, not called missing.
+    await page.getByTestId('algorithm-select').selectOption('noise-aware');
+    await page.getByTestId('bound-lo-age10').fill('3');
+    await page.getByTestId('bound-hi-age10').fill('-4.2');
+    await page.waitForFunction(() => /age10/.test(document.querySelector('[data-testid="run-blocker"]').textContent));
+    assert.equal(await page.getByTestId('run-blocker').textContent(), 'The lower bound must be below the upper one (age10).');
+    assert.equal(await page.getByTestId('run-button').isDisabled(), true);
+    await assertClean(page, rec);
+  } finally {
+    await context.close();
   }
 });

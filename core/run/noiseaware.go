@@ -155,7 +155,11 @@ func planNoiseAware(c *Config, p *Plan, m model.Model, n, d int) error {
 		p.Notes = append(p.Notes, fmt.Sprintf("warmup %d per chain as given, though noise-aware needs none (%s): those draws are computed and discarded; they spend no privacy; set the warmup to 0", p.Warmup, noWarmupReason))
 	}
 	p.Epsilon, p.Accountant = eps, privacy.MethodTight+" Gaussian (μ-GDP composition of the releases)"
-	p.Notes = append(p.Notes, fmt.Sprintf("%d private releases of the score and Fisher information (μ = %s in total), made once and shared by all chains; every draw after them is free", np.Releases, fmtFloat(np.Mu)))
+	releases := fmt.Sprintf("%d private releases", np.Releases)
+	if np.Releases == 1 {
+		releases = "1 private release"
+	}
+	p.Notes = append(p.Notes, fmt.Sprintf("%s of the score and Fisher information (μ = %s in total), made once and shared by all chains; every draw after them is free", releases, fmtFloat(np.Mu)))
 	for _, b := range np.Blocks {
 		p.Notes = append(p.Notes, fmt.Sprintf("release: %s: L2 sensitivity %.4g, noise std %.4g, μ = %.4g", b.What, b.Sensitivity, b.Std, b.Mu))
 	}

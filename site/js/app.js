@@ -140,6 +140,8 @@ export class App {
     this.file = file;
     this.info = info;
     this.demo = demo;
+    // What the private runs of this tab have spent on this file (sessionText).
+    this.session = { runs: 0, epsilon: 0, delta: 0 };
     this.bounds = {};
     if (demo) for (const c of DEMO_COLUMNS) this.bounds[c.name] = { lo: String(c.lo), hi: String(c.hi) };
     fill($('predictors'));
@@ -457,11 +459,20 @@ export class App {
     else if (!(cfg.chains >= 1 && cfg.chains <= POOL_SIZE)) blocker = `Chains must be between 1 and ${POOL_SIZE}.`;
     else if (!(cfg.warmup >= 0) || !(cfg.draws >= 1)) blocker = 'Warmup must be ≥ 0 and draws ≥ 1.';
     else if (!(cfg.seed >= 1)) blocker = 'The public seed must be a whole number ≥ 1.';
-    else if (used.some((c) => this.partialBound(c))) blocker = 'Each bound needs both a lower and an upper value (lower < upper).';
+    else if (used.some((c) => this.partialBound(c))) {
+      const bad = used.filter((c) => this.partialBound(c));
+      const reversed = bad.filter((c) => { const b = this.boundOf(c); return b.lo !== '' && b.hi !== '' && Number.isFinite(Number(b.lo)) && Number.isFinite(Number(b.hi)); });
+      blocker = reversed.length
+        ? `The lower bound must be below the upper one (${reversed.join(', ')}).`
+        : `Each bound needs both a lower and an upper value, lower below upper (${bad.join(', ')}).`;
+    }
     else if (algo?.private && missing.length) blocker = `Fill in every public bound to run a private sampler (missing: ${missing.join(', ')}).`;
     else if (algo?.private && !(eps > 0)) blocker = 'ε must be a positive number.';
     else if (algo?.private && !(delta > 0 && delta < 1 / this.info.rows)) blocker = `δ must be positive and below 1/n = ${fmt(1 / this.info.rows)}.`;
     this.blocker = blocker;
+    const sessionNote = blocker || !algo?.private ? '' : this.sessionText(cfg);
+    $('session-budget').hidden = !sessionNote;
+    $('session-budget').textContent = sessionNote;
     if (blocker) {
       this.planned = null;
       $('plan').textContent = '';
@@ -775,7 +786,50 @@ export class App {
     }
     run.cancelled = cancelled;
     this.results.show(run);
+    this.addToSession(run);
   }
+
+  /**
+   * Adds a private run's spent ε and δ (its privacy report, spelled by the
+   * engine) to what this tab has spent on the loaded file, and says so under
+   * the results and before the next run: each report covers its own run,
+   * while every analysis of the same rows adds to the loss (basic
+   * composition: the ε and δ add up).
+   */
+  addToSession(run) {
+    if (!run.private || !this.results.reportText || !this.session) return;
+    let rep;
+    try {
+      rep = JSON.parse(this.results.reportText);
+    } catch {
+      return;
+    }
+    if (!(rep.epsilon_spent >= 0) || !(rep.delta >= 0)) return;
+    this.session.runs += 1;
+    this.session.epsilon += rep.epsilon_spent;
+    this.session.delta += rep.delta;
+    const s = this.session;
+    const e = $('session-spent');
+    e.hidden = s.runs < 2;
+    e.textContent = s.runs < 2 ? '' : `This is the ${ordinal(s.runs)} private run on these rows in this tab: together the runs have spent ε = ${fmt(s.epsilon, 4)} at δ = ${fmt(s.delta)} (privacy losses of analyses of the same data add up; this run's statement covers this run only).`;
+    this.update();
+  }
+
+  /** Before a private run, what earlier runs of this tab spent on the file. */
+  sessionText(cfg) {
+    const s = this.session;
+    if (!s || s.runs === 0 || !cfg.privacy) return '';
+    const eps = s.epsilon + cfg.privacy.epsilon;
+    const delta = s.delta + cfg.privacy.delta;
+    return `Earlier private run${s.runs > 1 ? 's' : ''} in this tab (${s.runs}) spent ε = ${fmt(s.epsilon, 4)} at δ = ${fmt(s.delta)} on these rows; this run would bring the total to ε = ${fmt(eps, 4)} at δ = ${fmt(delta)}. Privacy losses of analyses of the same data add up: re-running until an answer looks right spends more of the people's privacy, and the result of the first run is as valid as any later one.`;
+  }
+}
+
+/** 2 → "2nd", 3 → "3rd", 11 → "11th". */
+function ordinal(k) {
+  const t = k % 100;
+  const suffix = t >= 11 && t <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][k % 10] ?? 'th';
+  return `${k}${suffix}`;
 }
 
 function intOf(id) {
@@ -809,7 +863,7 @@ function delimName(d) {
 function showForecast(f) {
   const e = $('forecast');
   e.hidden = !f?.text;
-  e.textContent = f?.text ? `Mixing forecast: ${f.text}` : '';
+  e.textContent = f?.text ? `Mixing forecast: ${f.text}${/[.!?]$/.test(f.text) ? '' : '.'}` : '';
   e.classList.toggle('warn', Boolean(f?.text) && (!f.will_mix || Boolean(f.weak_release)));
   e.dataset.willMix = f ? String(Boolean(f.will_mix)) : '';
 }
