@@ -111,7 +111,7 @@ func TestInterruptLeavesValidPartialExports(t *testing.T) {
 	if err != nil {
 		t.Fatalf("interrupted run failed: %v\n%s", err, tail(stderr))
 	}
-	if !strings.Contains(stderr, "interrupted: writing the") {
+	if !strings.Contains(stderr, "iterations ran, all charged in the privacy report; the draws file keeps") {
 		t.Fatalf("no interruption message:\n%s", tail(stderr))
 	}
 	d, rerr := export.ReadFiles(out)
@@ -211,5 +211,9 @@ func TestInterruptDuringWarmupStillReports(t *testing.T) {
 	}
 	if _, err := export.ReadFiles(out); err != nil {
 		t.Fatalf("exit 0 but the draws do not parse: %v", err)
+	}
+	// Interrupted in warmup: the file holds no draws, and stderr says so.
+	if !strings.Contains(stderr, "the draws file keeps 0 per chain") || !strings.Contains(stderr, "warning: a chain had drawn nothing") {
+		t.Errorf("stderr does not say that no draws were kept:\n%s", tail(stderr))
 	}
 }

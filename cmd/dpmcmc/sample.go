@@ -452,7 +452,14 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if res.Cancelled {
-		fmt.Fprintf(stderr, "interrupted: writing the %d iterations that ran\n", res.Iterations())
+		// Every iteration that ran is charged (the report); the draws file
+		// keeps the same number of draws per chain, the shortest chain's.
+		kept := res.Draws(f.saveWarmup)
+		perChain := kept.NumIterations() + kept.Warmup
+		fmt.Fprintf(stderr, "interrupted: %d iterations ran, all charged in the privacy report; the draws file keeps %d per chain (the shortest chain's)\n", res.Iterations(), perChain)
+		if perChain == 0 {
+			fmt.Fprintln(stderr, "warning: a chain had drawn nothing after warmup when interrupted: the draws file holds no draws")
+		}
 	}
 	var rep *run.PrivacyReport
 	if run.IsPrivate(p.Config.Algorithm) {
