@@ -26,6 +26,10 @@ const (
 // mechanisms composed with the tight Gaussian accountant.
 var gaussianAlgorithms = map[string]bool{"dp-penalty": true, "dp-hmc": true, "dp-mala": true}
 
+// LargeEpsilon is the ε above which the plan notes that the protection is
+// weak.
+const LargeEpsilon = 10.0
+
 // initConfig is the dp-map initialisation of one chain (nil unless chosen):
 // each of the C chains spends μ_tot·√(Share/C).
 func initConfig(c *Config, n int) (*mcmc.DPInitConfig, error) {
@@ -148,6 +152,13 @@ func resolve(cfg *Config, m model.Model, n, d int) (*Config, *Plan, error) {
 		w := fmt.Sprintf("δ = %g is not below 1/n = %g: a mechanism that publishes one random row would satisfy it; choose δ < 1/n", b.Delta, 1/float64(n))
 		p.Notes = append(p.Notes, w)
 		p.Warnings = append(p.Warnings, w)
+	}
+	if b.Epsilon > LargeEpsilon {
+		factor := fmt.Sprintf("e^ε ≈ %.2g", math.Exp(b.Epsilon))
+		if b.Epsilon > 700 {
+			factor = "e^ε, beyond any number a double holds"
+		}
+		p.Notes = append(p.Notes, fmt.Sprintf("ε = %g is large: it lets one person's row change the probability of any output by a factor of up to %s, which is weak protection (published deployments mostly use ε between 0.1 and %g)", b.Epsilon, factor, LargeEpsilon))
 	}
 	s := &c.Settings
 	if m != nil {
