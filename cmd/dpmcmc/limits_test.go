@@ -48,6 +48,8 @@ func TestImpossibleSettingsRefused(t *testing.T) {
 		{"report is the data", append(clone(priv), "--report", data, "--epsilon", "1", "--delta", "1e-5"), "--report " + data + " is the data file", 1},
 		{"out in a missing directory", append(clone(priv), "--out", filepath.Join(dir, "nodir", "o.csv"), "--epsilon", "1", "--delta", "1e-5"), "--out " + filepath.Join(dir, "nodir", "o.csv") + ": cannot write in", 1},
 		{"unknown algorithm with a budget", append(clone(priv[:len(priv)-1]), "foo", "--epsilon", "1", "--delta", "1e-5"), `unknown algorithm "foo"`, 1},
+		{"poisson outcome bound not whole", []string{"sample", "--data", data, "--model", "poisson", "--outcome", "y", "--out", out, "--quiet", "--bound", "age=18:90", "--bound", "bmi=15:50", "--bound", "y=0:2.5", "--epsilon", "1", "--delta", "1e-5"}, `bound for the Poisson outcome "y": need whole numbers 0 ≤ lo < hi (got 0:2.5)`, 1},
+		{"poisson outcome bound negative", []string{"sample", "--data", data, "--model", "poisson", "--outcome", "y", "--out", out, "--quiet", "--bound", "age=18:90", "--bound", "bmi=15:50", "--bound", "y=-5:20", "--epsilon", "1", "--delta", "1e-5"}, "need whole numbers 0 ≤ lo < hi (got -5:20)", 1},
 		{"plan n = 1", []string{"plan", "--algorithm", "dp-penalty", "--n", "1", "--epsilon", "1", "--delta", "0.1"}, "--n must be at least 2", 1},
 		{"plan epsilon zero", []string{"plan", "--algorithm", "dp-penalty", "--n", "100", "--epsilon", "0", "--delta", "1e-5"}, "epsilon must be a finite number > 0", 1},
 		{"plan delta one", []string{"plan", "--algorithm", "dp-penalty", "--n", "100", "--epsilon", "1", "--delta", "1"}, "delta must be in (0, 1)", 1},
