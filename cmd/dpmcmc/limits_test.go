@@ -50,6 +50,7 @@ func TestImpossibleSettingsRefused(t *testing.T) {
 		{"unknown algorithm with a budget", append(clone(priv[:len(priv)-1]), "foo", "--epsilon", "1", "--delta", "1e-5"), `unknown algorithm "foo"`, 1},
 		{"poisson outcome bound not whole", []string{"sample", "--data", data, "--model", "poisson", "--outcome", "y", "--out", out, "--quiet", "--bound", "age=18:90", "--bound", "bmi=15:50", "--bound", "y=0:2.5", "--epsilon", "1", "--delta", "1e-5"}, `bound for the Poisson outcome "y": need whole numbers 0 ≤ lo < hi (got 0:2.5)`, 1},
 		{"poisson outcome bound negative", []string{"sample", "--data", data, "--model", "poisson", "--outcome", "y", "--out", out, "--quiet", "--bound", "age=18:90", "--bound", "bmi=15:50", "--bound", "y=-5:20", "--epsilon", "1", "--delta", "1e-5"}, "need whole numbers 0 ≤ lo < hi (got -5:20)", 1},
+		{"bound width overflows", append(clone(priv[:len(priv)-1]), "noise-aware", "--bound", "age=-1e308:1e308", "--epsilon", "1", "--delta", "1e-5"), `bound for column "age": -1e+308:1e+308 is too wide (its width overflows a double)`, 1},
 		{"plan n = 1", []string{"plan", "--algorithm", "dp-penalty", "--n", "1", "--epsilon", "1", "--delta", "0.1"}, "--n must be at least 2", 1},
 		{"plan epsilon zero", []string{"plan", "--algorithm", "dp-penalty", "--n", "100", "--epsilon", "0", "--delta", "1e-5"}, "epsilon must be a finite number > 0", 1},
 		{"plan delta one", []string{"plan", "--algorithm", "dp-penalty", "--n", "100", "--epsilon", "1", "--delta", "1"}, "delta must be in (0, 1)", 1},

@@ -206,6 +206,9 @@ func (c *Config) Validate() error {
 	for name, b := range c.Data.Bounds {
 		if !(b[0] < b[1]) || math.IsInf(b[0], 0) || math.IsInf(b[1], 0) || math.IsNaN(b[0]) || math.IsNaN(b[1]) {
 			add("bound for column %q: need finite lo < hi (got %v:%v)", name, b[0], b[1])
+		} else if math.IsInf(b[1]-b[0], 0) {
+			// Scaling by the half-range and every sensitivity need the width.
+			add("bound for column %q: %v:%v is too wide (its width overflows a double)", name, b[0], b[1])
 		} else if name == c.Model.Outcome && strings.EqualFold(strings.TrimSpace(c.Model.Model), "poisson") && (b[0] < 0 || b[0] != math.Trunc(b[0]) || b[1] != math.Trunc(b[1])) {
 			// Clipping a count to a bound that is not a whole number ≥ 0
 			// would make it an impossible count (and the row be blamed).
