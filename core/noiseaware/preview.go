@@ -22,6 +22,22 @@ type Preview struct {
 	// half-range of its predictor), so a slope's posterior sd per
 	// predictor sd is SDRatio·PriorSD·Spread.
 	PriorSD float64 `json:"prior_sd_scaled"`
+	// EffectUnit is the unit in which an effect is judged, on the scaled
+	// outcome: 1 for logistic regression (log odds), √φ for the linear
+	// model (its noise sd, the model's noise-sd over the outcome's public
+	// half-range). A slope's posterior sd per predictor sd in that unit is
+	// SDRatio·PriorSD·Spread/EffectUnit.
+	EffectUnit float64 `json:"effect_unit"`
+}
+
+// EffectSD is the preview's posterior sd of a slope per predictor sd, in
+// EffectUnit, at spread index i.
+func (pv Preview) EffectSD(i int) float64 {
+	u := pv.EffectUnit
+	if !(u > 0) {
+		u = 1
+	}
+	return pv.SDRatio[i] * pv.PriorSD * pv.Spread[i] / u
 }
 
 // MostlyPriorRatio is the posterior-to-prior sd ratio above which a
@@ -52,12 +68,16 @@ func (p *Plan) Preview(family string, n int, intercept bool) (Preview, bool) {
 	if family != "logistic" && family != "linear" {
 		return Preview{}, false
 	}
-	pv := Preview{Spread: append([]float64(nil), PreviewSpreads...), PriorSD: p.PriorSD}
+	pv := Preview{Spread: append([]float64(nil), PreviewSpreads...), PriorSD: p.PriorSD, EffectUnit: p.EffectUnit()}
 	for _, f := range PreviewSpreads {
 		pv.SDRatio = append(pv.SDRatio, p.previewRatio(family, n, intercept, f, previewStream(f)))
 	}
 	return pv, true
 }
+
+// EffectUnit is Preview.EffectUnit: √φ (1 for logistic regression, whose
+// φ is 1; the linear model's noise sd on the scaled outcome).
+func (p *Plan) EffectUnit() float64 { return math.Sqrt(p.Phi) }
 
 // previewStream is the preview's fixed public random sequence for spread
 // f: the same for Preview and PreviewRatio, so their ratios agree exactly.

@@ -126,16 +126,16 @@ type Forecast struct {
 	// public inputs only: per assumed predictor spread, a slope's posterior
 	// sd as a fraction of its prior sd (noiseaware.Plan.Preview).
 	Preview *noiseaware.Preview `json:"preview,omitempty"`
-	// EpsilonInformative (noise-aware, logistic) is the ε at which the
+	// EpsilonInformative (noise-aware, logistic and linear) is the ε at which the
 	// preview would stop warning, at the same n, predictors and δ (0: no
 	// warning, or none up to MaxInformativeEpsilon).
 	EpsilonInformative float64 `json:"epsilon_informative,omitempty"`
-	// WeakRelease (noise-aware, logistic) is true when the preview warns
+	// WeakRelease (noise-aware, logistic and linear) is true when the preview warns
 	// that the intervals will not tell the direction even of a strong
 	// effect; the page marks the forecast as a warning then, as it does
 	// when the chains will not mix.
 	WeakRelease bool `json:"weak_release,omitempty"`
-	// PredictorsInformative (noise-aware, logistic, with WeakRelease) is
+	// PredictorsInformative (noise-aware, logistic and linear, with WeakRelease) is
 	// the most predictors with which the preview would stop warning at the
 	// same n, ε and δ (0: not even one; absent: no warning).
 	PredictorsInformative *int `json:"predictors_informative,omitempty"`
@@ -158,7 +158,7 @@ func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, predicto
 	ratios, spreads, perSD := make([]string, len(pv.Spread)), make([]string, len(pv.Spread)), make([]string, len(pv.Spread))
 	for i, r := range pv.SDRatio {
 		ratios[i], spreads[i] = fmt.Sprintf("%.2g", r), fmt.Sprintf("%g", pv.Spread[i])
-		perSD[i] = fmt.Sprintf("%.2g", r*pv.PriorSD*pv.Spread[i])
+		perSD[i] = fmt.Sprintf("%.2g", pv.EffectSD(i))
 	}
 	assumed := "no effects"
 	if modelName == "logistic" {
@@ -166,16 +166,21 @@ func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, predicto
 	}
 	f.Text += fmt.Sprintf(". Preview from public inputs only (%s): for predictors whose sd is %s of their public half-range, a slope's posterior sd would be %s of its prior sd (1: the release says nothing about it)",
 		assumed, strings.Join(spreads, ", "), strings.Join(ratios, ", "))
-	if modelName != "logistic" {
+	unit, strong, offCentre := "in log odds", "an odds ratio of 2.7 per predictor sd", "more when the outcome rate is far from ½ or the predictors sit off the centre of their ranges"
+	switch modelName {
+	case "logistic":
+	case "linear":
+		unit, strong, offCentre = "in noise sds of the outcome (the model's noise-sd)", "a change of one noise sd of the outcome per predictor sd", "more when the predictors sit off the centre of their ranges"
+	default:
 		return f
 	}
-	f.Text += fmt.Sprintf(", that is %s in log odds per predictor sd", strings.Join(perSD, ", "))
+	f.Text += fmt.Sprintf(", that is %s %s per predictor sd", strings.Join(perSD, ", "), unit)
 	if weakAtQuarter(*pv) {
 		f.WeakRelease = true
 		raise := "raise ε"
 		if epsInformative > 0 {
 			f.EpsilonInformative = epsInformative
-			raise = fmt.Sprintf("raise ε (to at least about %.2g at this n and number of predictors; more when the outcome rate is far from ½ or the predictors sit off the centre of their ranges)", epsInformative)
+			raise = fmt.Sprintf("raise ε (to at least about %.2g at this n and number of predictors; %s)", epsInformative, offCentre)
 		}
 		fewer := "use fewer predictors"
 		if predictors != nil {
@@ -188,14 +193,15 @@ func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, predicto
 				fewer = fmt.Sprintf("use fewer predictors (about %d or fewer would be enough at this ε, in the same most favourable case)", *predictors)
 			}
 		}
-		f.Text += ". At this budget the 95% intervals will not tell the direction even of a strong effect (an odds ratio of 2.7 per predictor sd) unless the predictors spread over much of their public range: " + raise + ", add rows, " + fewer + ", or type bounds closer to where the values can be"
+		f.Text += ". At this budget the 95% intervals will not tell the direction even of a strong effect (" + strong + ") unless the predictors spread over much of their public range: " + raise + ", add rows, " + fewer + ", or type bounds closer to where the values can be"
 	}
 	return f
 }
 
-// StrongEffectSD is the largest posterior sd, in log odds per predictor sd,
-// at which a 95% interval excludes 0 for a strong effect (log odds 1 per
-// predictor sd): 1/1.96.
+// StrongEffectSD is the largest posterior sd, per predictor sd in the
+// preview's effect unit (log odds; the linear model's noise sd), at which a
+// 95% interval excludes 0 for a strong effect (one unit per predictor sd):
+// 1/1.96.
 const StrongEffectSD = 0.51
 
 // penaltyType lists the kernels the random-walk bound applies to.

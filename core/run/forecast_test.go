@@ -413,9 +413,36 @@ func TestNoiseAwareForecastPreview(t *testing.T) {
 			}
 		}
 	}
-	lin := plan("linear", 500, 3, 1, map[string][2]float64{"y": {-10, 10}}).Forecast
-	if lin.Preview == nil || strings.Contains(lin.Text, "log odds") {
+	// The linear model judges effects in its noise sd (noise-sd 1 on an
+	// outcome bound of ±10: φ = 0.01 on the scaled outcome): the same
+	// warning, ε and number of predictors, each checked by re-planning.
+	yb := map[string][2]float64{"y": {-10, 10}}
+	lin := plan("linear", 500, 3, 1, yb).Forecast
+	t.Logf("linear, n = 500, d = 3, ε = 1: %s", lin.Text)
+	if lin.Preview == nil || strings.Contains(lin.Text, "log odds") || !strings.Contains(lin.Text, "noise sds of the outcome") || lin.Preview.EffectUnit != 0.1 {
 		t.Errorf("linear: %+v", lin)
+	}
+	weakLin := plan("linear", 100, 6, 0.3, yb).Forecast
+	t.Logf("linear, n = 100, d = 6, ε = 0.3: %s", weakLin.Text)
+	if !weakLin.WeakRelease || !strings.Contains(weakLin.Text, "a change of one noise sd of the outcome per predictor sd") || strings.Contains(weakLin.Text, "outcome rate") {
+		t.Fatalf("linear, n = 100, ε = 0.3: no warning: %s", weakLin.Text)
+	}
+	if e := weakLin.EpsilonInformative; !(e > 0.3) {
+		t.Errorf("linear: ε to be informative %v", e)
+	} else if above := plan("linear", 100, 6, 1.1*e, yb).Forecast; above.WeakRelease {
+		t.Errorf("linear, ε = %.3g: still warns", 1.1*e)
+	} else if below := plan("linear", 100, 6, 0.9*e, yb).Forecast; !below.WeakRelease {
+		t.Errorf("linear, ε = %.3g: no warning", 0.9*e)
+	}
+	if k := weakLin.PredictorsInformative; k == nil {
+		t.Error("linear: no number of predictors")
+	} else if *k > 0 {
+		if fewer := plan("linear", 100, *k+1, 0.3, yb).Forecast; fewer.WeakRelease {
+			t.Errorf("linear, %d predictors: still warns", *k)
+		}
+		if more := plan("linear", 100, *k+2, 0.3, yb).Forecast; !more.WeakRelease {
+			t.Errorf("linear, %d predictors: no warning", *k+1)
+		}
 	}
 	pois := plan("poisson", 500, 3, 1, map[string][2]float64{"y": {0, 20}}).Forecast
 	if pois.Preview != nil || strings.Contains(pois.Text, "Preview") {

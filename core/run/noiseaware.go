@@ -132,7 +132,7 @@ func planNoiseAware(c *Config, p *Plan, m model.Model, n, d int) error {
 	}
 	if pv, ok := np.Preview(spec.Family, n, spec.Intercept); ok {
 		p.preview = &pv
-		if spec.Family == "logistic" && weakAtQuarter(pv) {
+		if (spec.Family == "logistic" || spec.Family == "linear") && weakAtQuarter(pv) {
 			p.previewEpsilon = informativeEpsilon(c, m, n, d)
 			k := informativePredictors(spec, n)
 			p.previewPredictors = &k
@@ -228,11 +228,12 @@ func informativePredictors(spec noiseaware.Spec, n int) int {
 const MaxInformativeEpsilon = 1000.0
 
 // weakAtQuarter reports whether the preview says that for predictors spread
-// over a quarter of their public half-range a slope's posterior sd, in log
-// odds per predictor sd, exceeds StrongEffectSD.
+// over a quarter of their public half-range a slope's posterior sd per
+// predictor sd, in the preview's effect unit (log odds; the linear model's
+// noise sd), exceeds StrongEffectSD.
 func weakAtQuarter(pv noiseaware.Preview) bool {
 	for i, f := range pv.Spread {
-		if f == weakSpread && i < len(pv.SDRatio) && pv.SDRatio[i]*pv.PriorSD*f > StrongEffectSD {
+		if f == weakSpread && i < len(pv.SDRatio) && pv.EffectSD(i) > StrongEffectSD {
 			return true
 		}
 	}
@@ -252,7 +253,7 @@ func weakSpec(spec noiseaware.Spec, n int) bool {
 		return true
 	}
 	r, _ := np.PreviewRatio(spec.Family, n, spec.Intercept, weakSpread)
-	return r*np.PriorSD*weakSpread > StrongEffectSD
+	return r*np.PriorSD*weakSpread/np.EffectUnit() > StrongEffectSD
 }
 
 // noiseAwareEpsilon is ε at the budget's δ of the releases of np: the
