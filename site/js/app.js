@@ -863,7 +863,9 @@ function delimName(d) {
 function showForecast(f) {
   const e = $('forecast');
   e.hidden = !f?.text;
-  e.textContent = f?.text ? `Mixing forecast: ${f.text}${/[.!?]$/.test(f.text) ? '' : '.'}` : '';
+  // noise-aware's draws are iid (kind "exact"): nothing to mix, only what the release can tell.
+  const label = f?.kind === 'exact' ? 'Forecast' : 'Mixing forecast';
+  e.textContent = f?.text ? `${label}: ${f.text}${/[.!?]$/.test(f.text) ? '' : '.'}` : '';
   e.classList.toggle('warn', Boolean(f?.text) && (!f.will_mix || Boolean(f.weak_release)));
   e.dataset.willMix = f ? String(Boolean(f.will_mix)) : '';
 }
