@@ -97,22 +97,22 @@ func prepareModel(cfg *Config, m model.Model, names []string, clipped dataset.Cl
 	return &Prepared{Config: resolved, Model: m, Plan: plan, Clipped: clipped}, nil
 }
 
-// MaxStoredValues bounds the numbers a run holds in memory: chains ×
-// (warmup + draws) × parameters, 8 bytes each (2 GiB). A run asking for more
-// is refused before it touches the data, rather than dying of an
-// out-of-memory crash after a private release.
+// MaxStoredValues bounds the numbers one chain holds in memory: (warmup +
+// draws) × parameters, 8 bytes each (2 GiB; the page runs each chain in its
+// own worker). A run asking for more is refused before it touches the
+// data, rather than dying of an out-of-memory crash after a private
+// release.
 const MaxStoredValues = 1 << 28
 
-// checkStorage refuses a resolved config whose chains would hold more than
-// MaxStoredValues numbers.
+// checkStorage refuses a resolved config whose chains would each hold more
+// than MaxStoredValues numbers.
 func checkStorage(c *Config, dim int) error {
-	per := float64(c.Warmup) + float64(c.Draws)
-	total := float64(c.Chains) * per * float64(max(dim, 1))
-	if total <= MaxStoredValues {
+	per := (float64(c.Warmup) + float64(c.Draws)) * float64(max(dim, 1))
+	if per <= MaxStoredValues {
 		return nil
 	}
-	return fmt.Errorf("draws: %d chains × (%d warmup + %d draws) × %d parameters = %.3g numbers would need %.3g GB of memory; at most %d (%.3g GB) are held: lower the draws, the warmup or the chains",
-		c.Chains, c.Warmup, c.Draws, dim, total, total*8/1e9, MaxStoredValues, float64(MaxStoredValues)*8/1e9)
+	return fmt.Errorf("draws: each chain would hold (%d warmup + %d draws) × %d parameters = %.3g numbers, %.3g GB of memory; at most %d (%.3g GB) per chain: lower the draws or the warmup",
+		c.Warmup, c.Draws, dim, per, per*8/1e9, MaxStoredValues, float64(MaxStoredValues)*8/1e9)
 }
 
 // checkPublicBounds refuses a private run on a regression model unless every
