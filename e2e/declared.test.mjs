@@ -3,7 +3,8 @@
 // item 3). Two files that differ in one row must give the same model
 // controls after loading, and the same exported config and planned privacy
 // report once the same public inputs are set, byte for byte. A declared 0/1
-// outcome needs no typed bound.
+// outcome needs no typed bound. A semicolon file with decimal commas loads
+// with "numbers use a decimal comma" and runs.
 //
 // Needs make build (bin/dpmcmc, build/site) and Chromium; run with
 //   node --test e2e/declared.test.mjs
@@ -232,6 +233,39 @@ test('the demo keeps its documented declaration', { timeout: 60000 }, async () =
     assert.equal(await page.getByTestId('model-select').inputValue(), 'logistic');
     assert.deepEqual(await page.getByTestId('bound-hi-event').evaluate((i) => [i.value, i.disabled]), ['1', true]);
     assert.match(await page.getByTestId('outcome-doc').textContent(), /^Declared 0\/1/);
+    await assertClean(page, rec);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a semicolon file with decimal commas: the loader names the option, and with "numbers use a decimal comma" it loads and runs with the values read as numbers', { timeout: 120000 }, async () => {
+  // 200 rows "y;x1;x2" written as a European spreadsheet exports them.
+  mkdirSync(path.join(tmp, 'dc'), { recursive: true });
+  const file = path.join(tmp, 'dc', 'cohort.csv');
+  const rows = baseRows().map(([x1, x2, y]) => [y, String(x1 + 0.25).replace('.', ','), x2]);
+  writeFileSync(file, `${[['y', 'x1', 'x2'], ...rows].map((r) => r.join(';')).join('\n')}\n`);
+  const { context, page, rec } = await h.open(DESKTOP);
+  try {
+    await page.getByTestId('csv-input').setInputFiles(file);
+    const err = page.getByTestId('error');
+    await page.waitForFunction(() => !document.querySelector('[data-testid="error"]').hidden);
+    assert.match(await err.textContent(), /line 2, column 2 \("x1"\): "-1,75" is not a number \(it looks like a decimal comma.*the page: "numbers use a decimal comma"/);
+    await page.getByTestId('decimal-comma-input').check();
+    await page.waitForFunction(() => /^cohort\.csv: 200 rows/.test(document.querySelector('[data-testid="file-info"]').textContent));
+    assert.equal(await err.isHidden(), true);
+    await page.getByTestId('outcome-select').selectOption('y');
+    await page.getByTestId('model-select').selectOption('logistic');
+    for (const c of ['x1', 'x2']) await page.getByTestId('predictors').locator(`input[value="${c}"]`).check();
+    for (const [c, [lo, hi]] of Object.entries({ x1: [-3, 3], x2: [0, 1] })) {
+      await page.getByTestId(`bound-lo-${c}`).fill(String(lo));
+      await page.getByTestId(`bound-hi-${c}`).fill(String(hi));
+    }
+    await setRun(page, { algorithm: 'noise-aware', chains: 2, draws: 100 });
+    const [config] = await downloads(page, 'export-config');
+    assert.equal(JSON.parse(config.text).data.decimal_comma, true);
+    assert.equal(await runToEnd(page), 'done');
+    assert.match(await page.getByTestId('verdict').textContent(), /^Converged/);
     await assertClean(page, rec);
   } finally {
     await context.close();

@@ -82,6 +82,8 @@ func algorithms() []algorithmInfo {
 type inspectOptions struct {
 	Delimiter   string `json:"delimiter,omitempty"`
 	DropMissing bool   `json:"dropMissing,omitempty"`
+	// DecimalComma reads "70,5" as 70.5 (run.DataSpec.DecimalComma).
+	DecimalComma bool `json:"decimalComma,omitempty"`
 }
 
 // columnInfo describes one column for the screen (a local diagnostic: it
@@ -136,7 +138,7 @@ func inspectSource(src source, o inspectOptions) inspectResult {
 		res.Error = &apiError{Message: fmt.Sprintf("the file is %.1f MB; this page accepts files up to %d MB (use the dpmcmc command-line tool for larger data)", float64(size)/1e6, MaxBytes>>20)}
 		return res
 	}
-	opts := dataset.Options{}
+	opts := dataset.Options{DecimalComma: o.DecimalComma}
 	if o.Delimiter != "" {
 		opts.Delimiter = rune(o.Delimiter[0])
 	}
@@ -156,7 +158,7 @@ func inspectSource(src source, o inspectOptions) inspectResult {
 	text := map[string]bool{}
 	if len(res.Preview) > 0 {
 		for j, name := range header {
-			if j < len(res.Preview[0]) && isText(res.Preview[0][j]) {
+			if j < len(res.Preview[0]) && isText(res.Preview[0][j], o.DecimalComma) {
 				text[name] = true
 				continue
 			}
@@ -218,14 +220,18 @@ func columnType(data []float64, w, j int) string {
 }
 
 // isText reports whether a cell is neither a number nor a missing value.
-func isText(s string) bool {
+func isText(s string, decimalComma bool) bool {
 	s = strings.TrimSpace(s)
 	switch strings.ToLower(s) {
 	case "", "na", "nan", "n/a", "null", ".":
 		return false
 	}
-	_, err := strconv.ParseFloat(s, 64)
-	return err != nil
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return false
+	}
+	// "70,5" with the decimal-comma option, or a decimal comma the loader
+	// should report (the column is numeric, written in another locale).
+	return !dataset.IsNumber(s, decimalComma) && !dataset.IsNumber(s, true)
 }
 
 // preview returns the first PreviewRows data rows as text, each padded or

@@ -63,6 +63,25 @@ func TestInspectErrors(t *testing.T) {
 	}
 }
 
+// A semicolon file written with decimal commas (as many European locales
+// export): without the option the column is not silently typed "text" and
+// dropped, the loader names the option; with it the values are numbers.
+func TestInspectDecimalComma(t *testing.T) {
+	csv := []byte("age;weight\n34;70,5\n51;82\n47;66,25\n")
+	r := inspect(csv, inspectOptions{})
+	if r.Error == nil || !strings.Contains(r.Error.Message, `"70,5" is not a number (it looks like a decimal comma`) || !strings.Contains(r.Error.Message, "numbers use a decimal comma") || r.Error.Line != 2 {
+		t.Errorf("without the option: %+v", r.Error)
+	}
+	r = inspect(csv, inspectOptions{DecimalComma: true})
+	if r.Error != nil || r.Rows != 3 || len(r.Columns) != 2 || r.Columns[1].Type != "number" {
+		t.Errorf("with the option: rows %d, columns %+v, error %+v", r.Rows, r.Columns, r.Error)
+	}
+	// Text stays text with the option.
+	if r := inspect([]byte("a;b\nx;1,5\ny;2\n"), inspectOptions{DecimalComma: true}); r.Error != nil || r.Columns[0].Type != "text" || r.Columns[1].Type != "number" {
+		t.Errorf("text column with the option: %+v %+v", r.Columns, r.Error)
+	}
+}
+
 func TestInspectTextColumnAndMarkup(t *testing.T) {
 	r := inspect([]byte("<img src=x onerror=alert(1)>,name\n1,Ann\n2,Bob\n"), inspectOptions{})
 	if r.Error != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,3 +129,28 @@ func TestQuietKeepsPrivacyWarnings(t *testing.T) {
 }
 
 func clone(s []string) []string { return append([]string(nil), s...) }
+
+// --decimal-comma reads a semicolon file written with decimal commas; the
+// loader's error without it names the flag.
+func TestDecimalCommaFlag(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "dc.csv")
+	var b strings.Builder
+	b.WriteString("y;x\n")
+	for i := range 60 {
+		fmt.Fprintf(&b, "%d;%d,%d\n", i%2, 40+i%7, i%10)
+	}
+	if err := os.WriteFile(data, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"sample", "--data", data, "--model", "logistic", "--outcome", "y", "--algorithm", "hmc",
+		"--warmup", "50", "--draws", "50", "--chains", "1", "--seed", "1", "--quiet", "--out", filepath.Join(dir, "o.csv")}
+	code, _, stderr := runCLI(t, args...)
+	if code == 0 || !strings.Contains(stderr, `line 2, column 2 ("x"): "40,0" is not a number (it looks like a decimal comma`) || !strings.Contains(stderr, "--decimal-comma") {
+		t.Errorf("without --decimal-comma: exit %d, %q", code, stderr)
+	}
+	code, stdout, stderr := runCLI(t, append(args, "--decimal-comma")...)
+	if code != 0 || !strings.Contains(stdout, "1 chain × 50 draws") {
+		t.Errorf("with --decimal-comma: exit %d\n%s%s", code, stdout, stderr)
+	}
+}

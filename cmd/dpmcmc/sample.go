@@ -58,6 +58,7 @@ func (f *sampleFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.modelOpts, "model-opt", "model option KEY=VALUE (repeatable), e.g. a=20, cov=FILE.csv")
 	fs.StringVar(&c.Data.Delimiter, "delimiter", "", "CSV delimiter: , ; or tab (default: detect)")
 	fs.BoolVar(&c.Data.DropMissing, "drop-missing", false, "drop rows with a missing value instead of stopping")
+	fs.BoolVar(&c.Data.DecimalComma, "decimal-comma", false, "numbers use a decimal comma (70,5), as in semicolon-separated files from many European locales; '.' is then refused in numbers")
 	fs.StringVar(&c.Algorithm, "algorithm", "", "sampler: auto (the recommended one; the default of a private run), "+strings.Join(run.Algorithms(), ", "))
 	fs.BoolVar(&f.noPrivacy, "no-privacy", false, "state that this run is not private (non-private algorithms only)")
 	fs.IntVar(&c.Chains, "chains", 4, "number of chains")
@@ -267,6 +268,9 @@ func overlay(dst, src *run.Config, set map[string]bool) {
 	}
 	if set["drop-missing"] {
 		dst.Data.DropMissing = src.Data.DropMissing
+	}
+	if set["decimal-comma"] {
+		dst.Data.DecimalComma = src.Data.DecimalComma
 	}
 	if set["algorithm"] {
 		dst.Algorithm = src.Algorithm

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"strconv"
+	"strings"
 	"unsafe"
 )
 
@@ -31,6 +32,14 @@ var pow10 = [...]float64{
 // power of ten take the classic exact fast path (one correctly rounded
 // multiplication or division, the same as strconv's own first step); all
 // others are handed to strconv.ParseFloat without allocating.
+// IsNumber reports whether s is a finite number as the loader reads it
+// (with a decimal comma when decimalComma is set), surrounding spaces
+// ignored.
+func IsNumber(s string, decimalComma bool) bool {
+	_, st := parseNumber([]byte(strings.TrimSpace(s)), decimalComma)
+	return st == numOK
+}
+
 func parseNumber(b []byte, decimalComma bool) (float64, numStatus) {
 	f, next, st := scanNumber(b, 0, decimalComma)
 	if st == numSyntax || next != len(b) {

@@ -521,7 +521,7 @@ func (r *Reader) slowCell(k, fc int, tok []byte) (v float64, missing bool, err e
 		if len(tok) > 0 {
 			what = quoteCell(tok)
 		}
-		return 0, false, pe(errorf(ErrMissing, "missing value ("+what+"); remove or fill it, or choose to drop rows with missing values"))
+		return 0, false, pe(errorf(ErrMissing, "missing value ("+what+"); remove or fill it, or choose to drop rows with missing values (dpmcmc: --drop-missing; non-private runs only)"))
 	}
 	if m := r.cats[k]; m != nil {
 		if v, ok := m[string(tok)]; ok {
@@ -546,11 +546,11 @@ func (r *Reader) slowCell(k, fc int, tok []byte) (v float64, missing bool, err e
 	msg := quoteCell(tok) + " is not a number"
 	switch {
 	case !r.opts.DecimalComma && looksDecimalComma(tok):
-		msg += " (it looks like a decimal comma: choose the decimal-comma option if the file uses one)"
+		msg += " (it looks like a decimal comma, or a thousands separator: if the file writes decimals with a comma, choose the decimal-comma option (dpmcmc: --decimal-comma; the page: \"numbers use a decimal comma\"))"
 	case r.opts.DecimalComma && bytes.IndexByte(tok, '.') >= 0:
 		msg += " (with the decimal-comma option, '.' is not accepted in numbers: thousands separators are ambiguous)"
 	case hasLetter(tok):
-		msg += fmt.Sprintf("; if column %q holds categories, give an explicit mapping of its values to numbers (e.g. yes=1, no=0)", r.header[fc])
+		msg += fmt.Sprintf("; if column %q holds categories, give an explicit mapping of its values to numbers (e.g. yes=1, no=0: \"categories\" in the run config), or leave the column out", r.header[fc])
 	}
 	return 0, false, pe(errorf(ErrNotNumeric, msg))
 }

@@ -51,6 +51,10 @@ type DataSpec struct {
 	// Categories maps text categories of named columns to numbers, e.g.
 	// {"diagnosis": {"M": 1, "B": 0}}.
 	Categories map[string]map[string]float64 `json:"categories,omitempty"`
+	// DecimalComma reads numbers written with a decimal comma ("70,5"), as
+	// many European locales export semicolon-separated files; '.' is then
+	// refused inside numbers (dataset.Options.DecimalComma).
+	DecimalComma bool `json:"decimal_comma,omitempty"`
 }
 
 // Init says where chains start. Initial values never depend on the data.
@@ -304,7 +308,7 @@ func (c *Config) Validate() error {
 // LoadOptions are the dataset options the config implies: only the columns
 // the model uses are parsed.
 func (c *Config) LoadOptions() dataset.Options {
-	o := dataset.Options{Categories: c.Data.Categories}
+	o := dataset.Options{Categories: c.Data.Categories, DecimalComma: c.Data.DecimalComma}
 	if c.Data.DropMissing {
 		o.Missing = dataset.MissingDropRows
 	}

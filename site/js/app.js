@@ -63,6 +63,10 @@ export class App {
     });
     $('demo-button').disabled = false;
     $('demo-button').addEventListener('click', () => this.loadDemo());
+    // The file is read again with the other number format.
+    $('decimal-comma-input').addEventListener('change', () => {
+      if (this.file && !this.demo) this.loadFile(this.file, false);
+    });
     $('outcome-select').addEventListener('change', () => {
       // A declaration belongs to its column: a new outcome is declared anew.
       $('model-select').value = '';
@@ -130,7 +134,9 @@ export class App {
     bar.value = 0;
     bar.hidden = demo;
     const mb = (b) => (b / 1e6).toFixed(b < 1e7 ? 1 : 0);
-    const info = await (inspected ?? this.pool.inspect(file, {}, (loaded, total) => {
+    // The demo is written with decimal points; a user's file as the box says.
+    const decimalComma = !demo && $('decimal-comma-input').checked;
+    const info = await (inspected ?? this.pool.inspect(file, decimalComma ? { decimalComma } : {}, (loaded, total) => {
       bar.value = total ? loaded / total : 1;
       $('file-info').textContent = `Reading ${file.name}… ${mb(loaded)} of ${mb(total)} MB (${Math.floor((100 * loaded) / Math.max(total, 1))}%)`;
     }));
@@ -140,6 +146,7 @@ export class App {
     this.file = file;
     this.info = info;
     this.demo = demo;
+    this.decimalComma = decimalComma;
     // What the private runs of this tab have spent on this file (sessionText).
     this.session = { runs: 0, epsilon: 0, delta: 0 };
     this.bounds = {};
@@ -407,7 +414,7 @@ export class App {
     }
     const cfg = {
       model: { model: $('model-select').value, outcome, predictors: preds },
-      data: {},
+      data: this.decimalComma ? { decimal_comma: true } : {},
       algorithm: algo?.name ?? '',
       chains: intOf('chains-input'),
       // None for a sampler without warmup (renderWarmup): the plan then
