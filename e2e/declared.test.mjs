@@ -261,7 +261,8 @@ test('a semicolon file with decimal commas: the loader names the option, and wit
       await page.getByTestId(`bound-lo-${c}`).fill(String(lo));
       await page.getByTestId(`bound-hi-${c}`).fill(String(hi));
     }
-    await setRun(page, { algorithm: 'noise-aware', chains: 2, draws: 100 });
+    // iid draws: 4 × 1000 converge whatever the release.
+    await setRun(page, { algorithm: 'noise-aware', chains: 4, draws: 1000 });
     const [config] = await downloads(page, 'export-config');
     assert.equal(JSON.parse(config.text).data.decimal_comma, true);
     assert.equal(await runToEnd(page), 'done');

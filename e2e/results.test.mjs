@@ -113,7 +113,8 @@ for (const { algorithm, model, outcome, epsilon, csv, chains = 2, warmup, draws,
       // `dpmcmc sample` would have them: the ratios are per the same steps.
       const bounds = JSON.parse(await page.getByTestId('run-config').textContent()).data?.bounds ?? {};
       const boundArgs = Object.entries(bounds).flatMap(([c, [lo, hi]]) => ['--bound', `${c}=${lo}:${hi}`]);
-      const want = parseSummary(execFileSync(cli, ['summary', '--model', model, ...boundArgs, file], { encoding: 'utf8' }));
+      const privateArgs = algorithm.startsWith('dp-') || algorithm === 'noise-aware' ? ['--private'] : [];
+      const want = parseSummary(execFileSync(cli, ['summary', '--model', model, ...boundArgs, ...privateArgs, file], { encoding: 'utf8' }));
       const got = await pageTable(page);
 
       // Every cell, as text.
@@ -129,7 +130,7 @@ for (const { algorithm, model, outcome, epsilon, csv, chains = 2, warmup, draws,
       const ratio = model === 'logistic' ? 'odds ratio' : 'rate ratio';
       assert.deepEqual(got.keys.slice(-2), ['step', `${ratio.replace(' ', '_')}_per_step`]);
       assert.equal(got.labels.at(-1), `${ratio} per step (95% interval)`);
-      assert.match(got.caption, new RegExp(`^Posterior summary: ${want.heading}; ${ratio}s are exp\\(coefficient × step\\), the step a round number from the predictor's public bound`));
+      assert.match(got.caption, new RegExp(`^Posterior summary: ${want.heading}; ${ratio}s are exp\\(step × the coefficient's median and its 2\\.5% and 97\\.5% quantiles\\), the step a round number from the predictor's public bound`));
       assert.equal(await page.getByTestId('verdict').textContent(), want.verdict);
       // The steps: the breast-cancer bounds give 1 and 0.01, so a CLI
       // without the bounds (per 1) prints other ratios; the demo's

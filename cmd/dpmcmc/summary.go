@@ -31,8 +31,9 @@ func init() {
 // cells are spelled by core/report, as on the page: with the run's bounds,
 // the table is the page's.
 func runSummary(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("summary", "[--json] [--model M] [--bound COL=LO:HI]... FILE [FILE...]", stderr)
+	fs := newFlagSet("summary", "[--json] [--model M] [--bound COL=LO:HI]... [--private] FILE [FILE...]", stderr)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	private := fs.Bool("private", false, "the draws are a private run's: the verdict and the direction line say what a private run's reader needs (as dpmcmc sample and the page print them)")
 	modelName := fs.String("model", "", "the model that produced the draws (logistic or poisson add the odds or rate ratios of the coefficients, per each predictor's public step)")
 	var boundFlags listFlag
 	fs.Var(&boundFlags, "bound", "public bound COL=LO:HI of a predictor (repeatable, as in sample): its ratios are per a step from the bound (10^floor(log10((HI-LO)/5)): 5 to 50 steps in the bound; 1 for whole-number bounds less than 5 wide), per 1 without one")
@@ -81,7 +82,7 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 			Verdict    diag.Verdict        `json:"verdict"`
 		}{d.NumChains(), n, d.Warmup, rows, verdict})
 	}
-	return writeSummaryTable(stdout, d.NumChains(), n, d.Warmup, rows, verdict, *modelName, steps, false)
+	return writeSummaryTable(stdout, d.NumChains(), n, d.Warmup, rows, verdict, *modelName, steps, *private)
 }
 
 // writeSummaryTable prints the heading, the summary table of model (see

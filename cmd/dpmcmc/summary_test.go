@@ -53,6 +53,18 @@ func TestSummaryTable(t *testing.T) {
 	}
 }
 
+// --private: the verdict of draws that did not converge gives a private
+// run's advice (as dpmcmc sample and the page do), not "run longer chains".
+func TestSummaryPrivateVerdict(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := runMain([]string{"summary", "--private", blocker1, blocker2}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if s := out.String(); !strings.Contains(s, report.PrivateNotConvergedAdvice) || strings.Contains(s, diag.LongerChainsAdvice) {
+		t.Errorf("private verdict:\n%s", s)
+	}
+}
+
 func TestSummaryJSON(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := runMain([]string{"summary", blocker1, "--json", blocker2}, &out, &errb); code != 0 {
