@@ -216,9 +216,15 @@ test('repeat private runs on the same rows add up: the page says what earlier ru
     await page.waitForFunction(() => !document.querySelector('[data-testid="session-spent"]').hidden);
     assert.match(await after.textContent(), /^This is the 2nd private run on these rows in this tab: together the runs have spent ε = 3 at δ = /);
     assert.match(await before.textContent(), /\(2\) spent ε = 3 .* total to ε = 4\.5 /);
-    // A non-private sampler is not told about the budget.
+    // The results on screen match the settings until they change.
+    assert.equal(await page.getByTestId('results-stale').isHidden(), true);
+    // A non-private sampler is not told about the budget, and the results
+    // of the last run are marked as coming from other settings.
     await page.getByTestId('algorithm-select').selectOption('hmc');
     await page.waitForFunction(() => document.querySelector('[data-testid="session-budget"]').hidden);
+    assert.equal(await page.getByTestId('results-stale').textContent(), 'These results are from the last run: the file or the settings above have changed since.');
+    await page.getByTestId('algorithm-select').selectOption('noise-aware');
+    await page.waitForFunction(() => document.querySelector('[data-testid="results-stale"]').hidden);
 
     // A bound typed the wrong way round is named, not called missing.
     await page.getByTestId('algorithm-select').selectOption('noise-aware');

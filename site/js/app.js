@@ -477,6 +477,11 @@ export class App {
     else if (algo?.private && !(eps > 0)) blocker = 'ε must be a positive number.';
     else if (algo?.private && !(delta > 0 && delta < 1 / this.info.rows)) blocker = `δ must be positive and below 1/n = ${fmt(1 / this.info.rows)}.`;
     this.blocker = blocker;
+    // Results on screen from settings that have changed since are marked.
+    const shown = this.results.run;
+    const stale = Boolean(shown && !shown.active && (shown.cfgJSON !== JSON.stringify(cfg) || shown.file !== this.file));
+    $('results-stale').hidden = !stale;
+    $('results-stale').textContent = stale ? 'These results are from the last run: the file or the settings above have changed since.' : '';
     const sessionNote = blocker || !algo?.private ? '' : this.sessionText(cfg);
     $('session-budget').hidden = !sessionNote;
     $('session-budget').textContent = sessionNote;
@@ -561,7 +566,7 @@ export class App {
     const id = ++this.runSeq;
     this.showError('');
     this.run = {
-      id, cfg, cfgJSON: JSON.stringify(cfg), private: algo.private, n: this.info.rows, sharedRelease: Boolean(algo.shared_release),
+      id, cfg, cfgJSON: JSON.stringify(cfg), file: this.file, private: algo.private, n: this.info.rows, sharedRelease: Boolean(algo.shared_release),
       active: true, names: null, dim: 0, t0: performance.now(), failed: null,
       chains: Array.from({ length: cfg.chains }, () => ({ positions: null, n: 0, dim: 0, total: 0, warmup: 0, accepted: 0, iterations: 0, ended: false, cancelled: false, posted: false })),
     };
@@ -794,6 +799,7 @@ export class App {
     run.cancelled = cancelled;
     this.results.show(run);
     this.addToSession(run);
+    this.update(); // the session note and the stale marker see this run
   }
 
   /**
@@ -819,7 +825,6 @@ export class App {
     const e = $('session-spent');
     e.hidden = s.runs < 2;
     e.textContent = s.runs < 2 ? '' : `This is the ${ordinal(s.runs)} private run on these rows in this tab: together the runs have spent ε = ${fmt(s.epsilon, 4)} at δ = ${fmt(s.delta)} (privacy losses of analyses of the same data add up; this run's statement covers this run only).`;
-    this.update();
   }
 
   /** Before a private run, what earlier runs of this tab spent on the file. */

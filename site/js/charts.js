@@ -41,8 +41,9 @@ class Chart {
   }
 }
 
-function chainSeries(n, points) {
-  const s = [{ label: 'iteration' }];
+/** The x series is labelled xLabel in the legend (the trace's iteration, the density's and the scatter's parameter). */
+function chainSeries(n, points, xLabel = 'iteration') {
+  const s = [{ label: xLabel }];
   for (let c = 0; c < n; c++) {
     const colour = CHAIN_COLOURS[c % CHAIN_COLOURS.length];
     s.push(points
@@ -115,7 +116,7 @@ export function densityData(chains, j, warmup, bins = 40) {
 export function densityChart(target, nChains, xLabel) {
   return new Chart(target, {
     scales: { x: { time: false } },
-    series: chainSeries(nChains, false),
+    series: chainSeries(nChains, false, xLabel),
     axes: axes(xLabel, 'density'),
   }, [[], ...Array.from({ length: nChains }, () => [])]);
 }
@@ -140,7 +141,7 @@ export function pairChart(target, nChains, xLabel, yLabel) {
   return new Chart(target, {
     height: 260,
     scales: { x: { time: false } },
-    series: chainSeries(nChains, true),
+    series: chainSeries(nChains, true, xLabel),
     axes: axes(xLabel, yLabel),
   }, [[], ...Array.from({ length: nChains }, () => [])]);
 }
