@@ -154,3 +154,15 @@ func TestDecimalCommaFlag(t *testing.T) {
 		t.Errorf("with --decimal-comma: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// A refusal of the algorithm auto chose says that auto chose it (the user
+// named none).
+func TestAutoChoiceNamedInRefusal(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCohort(t, dir, 100, 1)
+	code, _, stderr := runCLI(t, "sample", "--data", data, "--model", "gaussian", "--predictors", "age,bmi",
+		"--bound", "age=18:90", "--bound", "bmi=15:50", "--epsilon", "1", "--delta", "1e-5", "--quiet", "--out", filepath.Join(dir, "o.csv"))
+	if code == 0 || !strings.Contains(stderr, "--algorithm auto chose dp-penalty (") || !strings.Contains(stderr, "a parameter --box") {
+		t.Errorf("exit %d: %q", code, stderr)
+	}
+}

@@ -204,7 +204,7 @@ func defaultClips(alg string, s *Settings, m model.Model) error {
 	needGrad := alg == "dp-hmc" || alg == "dp-mala" || alg == "dp-sgld" || alg == "dp-sgnht" || alg == "dp-sghmc" || alg == "hybrid"
 	if needClip && s.Clip == 0 {
 		if math.IsInf(rb.Lipschitz, 0) || !(rb.Lipschitz > 0) {
-			return fmt.Errorf("%s needs --clip: the %s model has no finite public bound on how fast a row's log-likelihood changes (give public bounds for every column it uses, or a parameter --box, or set --clip)", alg, m.Name())
+			return fmt.Errorf("%s needs --clip: the %s model has no finite public bound on how fast a row's log-likelihood changes (give public bounds for every column it uses and, when its parameters are unbounded, a parameter --box; or set --clip)", alg, m.Name())
 		}
 		s.Clip = rb.Lipschitz
 	}

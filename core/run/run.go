@@ -82,6 +82,10 @@ func prepareModel(cfg *Config, m model.Model, names []string, clipped dataset.Cl
 	}
 	resolved, plan, err := resolve(cfg, m, m.N(), m.Dim())
 	if err != nil {
+		if autoReason != "" {
+			// The user did not name this algorithm: say who chose it.
+			return nil, fmt.Errorf("--algorithm auto chose %s (%s): %w", cfg.Algorithm, autoReason, err)
+		}
 		return nil, err
 	}
 	if err := checkStorage(resolved, m.Dim()); err != nil {
