@@ -142,7 +142,9 @@ func renderTable(doc document, table *dom.BasicElement, v *resultsView) {
 			case v.Table.Columns[j].Key == "rhat" && !v.RhatOK[i]:
 				class = "num flag"
 			}
-			appendChild(tr, elem(doc, "td", class, cell))
+			td := elem(doc, "td", class, cell)
+			td.SetAttribute("data-key", v.Table.Columns[j].Key) // phones hide some columns (app.css)
+			appendChild(tr, td)
 		}
 		appendChild(body, tr)
 	}
