@@ -232,6 +232,11 @@ func renderForest(doc document, box *dom.BasicElement, f report.Forest) {
 	if f.Log {
 		figCaption = "Forest plot: " + f.Scale + "s per step of each predictor (a round number from its public bound, 1 without one) with 90% intervals"
 	}
+	if f.HasRef {
+		// The table's interval and the direction line are 95%: an interval
+		// here that excludes the reference may still include it there.
+		figCaption += " (the table and the direction line use 95% intervals)"
+	}
 	head := elem(doc, "figcaption", "", figCaption)
 	appendChild(box, head)
 	appendChild(box, s)
