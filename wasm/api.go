@@ -158,7 +158,7 @@ func inspectSource(src source, o inspectOptions) inspectResult {
 	text := map[string]bool{}
 	if len(res.Preview) > 0 {
 		for j, name := range header {
-			if j < len(res.Preview[0]) && isText(res.Preview[0][j], o.DecimalComma) {
+			if j < len(res.Preview[0]) && isText(res.Preview[0][j]) {
 				text[name] = true
 				continue
 			}
@@ -220,7 +220,7 @@ func columnType(data []float64, w, j int) string {
 }
 
 // isText reports whether a cell is neither a number nor a missing value.
-func isText(s string, decimalComma bool) bool {
+func isText(s string) bool {
 	s = strings.TrimSpace(s)
 	switch strings.ToLower(s) {
 	case "", "na", "nan", "n/a", "null", ".":
@@ -229,9 +229,10 @@ func isText(s string, decimalComma bool) bool {
 	if _, err := strconv.ParseFloat(s, 64); err == nil {
 		return false
 	}
-	// "70,5" with the decimal-comma option, or a decimal comma the loader
-	// should report (the column is numeric, written in another locale).
-	return !dataset.IsNumber(s, decimalComma) && !dataset.IsNumber(s, true)
+	// "70,5" is a number written with a decimal comma: with the option it
+	// loads, without it the loader names the option (not "text", which
+	// would drop the column silently).
+	return !dataset.IsNumber(s, true)
 }
 
 // preview returns the first PreviewRows data rows as text, each padded or

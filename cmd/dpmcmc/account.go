@@ -94,7 +94,6 @@ func acctRelation(s string) (privacy.Relation, error) {
 	return 0, fmt.Errorf("--relation must be add-remove or replace, got %q", s)
 }
 
-// report runs the ledger query and shapes the JSON.
 // floatInto parses a flag's value into *p (flag.Func), so that a flag
 // without a usable default (NaN: "not given") does not print one in -h.
 func floatInto(p *float64) func(string) error {
@@ -108,6 +107,7 @@ func floatInto(p *float64) func(string) error {
 	}
 }
 
+// acctReport runs the ledger query and shapes the JSON.
 func acctReport(l *privacy.Ledger, t acctTarget, method string) (map[string]any, error) {
 	var r privacy.Report
 	var err error

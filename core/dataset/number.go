@@ -20,6 +20,14 @@ var pow10 = [...]float64{
 	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 }
 
+// IsNumber reports whether s is a finite number as the loader reads it
+// (with a decimal comma when decimalComma is set), surrounding spaces
+// ignored.
+func IsNumber(s string, decimalComma bool) bool {
+	_, st := parseNumber([]byte(strings.TrimSpace(s)), decimalComma)
+	return st == numOK
+}
+
 // parseNumber parses b as a decimal number in plain or exponent notation:
 //
 //	[+-] ( digits [sep digits*] | sep digits ) [ (e|E) [+-] digits ]
@@ -32,14 +40,6 @@ var pow10 = [...]float64{
 // power of ten take the classic exact fast path (one correctly rounded
 // multiplication or division, the same as strconv's own first step); all
 // others are handed to strconv.ParseFloat without allocating.
-// IsNumber reports whether s is a finite number as the loader reads it
-// (with a decimal comma when decimalComma is set), surrounding spaces
-// ignored.
-func IsNumber(s string, decimalComma bool) bool {
-	_, st := parseNumber([]byte(strings.TrimSpace(s)), decimalComma)
-	return st == numOK
-}
-
 func parseNumber(b []byte, decimalComma bool) (float64, numStatus) {
 	f, next, st := scanNumber(b, 0, decimalComma)
 	if st == numSyntax || next != len(b) {

@@ -52,6 +52,12 @@ type pldDir struct {
 	errD   float64 // η_∞ + η_window + η_round
 }
 
+// MinPLDNoiseMultiplier is the smallest σ NewSubsampledGaussianPLD accepts.
+// Below it one step's privacy-loss distribution needs millions of pieces
+// (σ = 0.01 took minutes), while even one full-batch step costs ε ≈ 1/(2σ²)
+// ≥ 50: callers fall back to RDP.
+const MinPLDNoiseMultiplier = 0.1
+
 // NewSubsampledGaussianPLD builds the PLD of k compositions of the
 // subsampled Gaussian with noise multiplier sigma (noise std ÷ per-record
 // L2 bound) and rate q ∈ (0, 1] for the given sampling scheme and relation.
@@ -101,12 +107,6 @@ type pldDir struct {
 //
 // q = 1 gives the plain Gaussian with sensitivity 1 (Poisson) or 2 (without
 // replacement), a check against TightGaussian.
-// MinPLDNoiseMultiplier is the smallest σ NewSubsampledGaussianPLD accepts.
-// Below it one step's privacy-loss distribution needs millions of pieces
-// (σ = 0.01 took minutes), while even one full-batch step costs ε ≈ 1/(2σ²)
-// ≥ 50: callers fall back to RDP.
-const MinPLDNoiseMultiplier = 0.1
-
 func NewSubsampledGaussianPLD(sigma, q float64, k int, s Sampling, rel Relation, opt PLDOptions) (*PLD, error) {
 	if err := checkPos("noise multiplier σ", sigma); err != nil {
 		return nil, err

@@ -253,7 +253,7 @@ func weakSpec(spec noiseaware.Spec, n int) bool {
 		return true
 	}
 	r, _ := np.PreviewRatio(spec.Family, n, spec.Intercept, weakSpread)
-	return r*np.PriorSD*weakSpread/np.EffectUnit() > StrongEffectSD
+	return weakAtQuarter(noiseaware.Preview{Spread: []float64{weakSpread}, SDRatio: []float64{r}, PriorSD: np.PriorSD, EffectUnit: np.EffectUnit()})
 }
 
 // noiseAwareEpsilon is ε at the budget's δ of the releases of np: the
