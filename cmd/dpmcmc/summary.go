@@ -67,6 +67,9 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	for _, i := range d.Unmarked {
+		fmt.Fprintf(stderr, "dpmcmc summary: note: %s has no %s, %s or %s column and no Stan comment or sampler column (lp__, …): it is read as one chain of draws; if it is a data file, the table describes its rows, not a posterior\n", files[i], export.ColChain, export.ColIteration, export.ColDraw)
+	}
 	draws := d.Sampling()
 	rows := diag.Summary(d.Names, draws)
 	verdict := diag.Assess(rows, d.NumChains())

@@ -125,6 +125,33 @@ func TestSummaryTidyFile(t *testing.T) {
 	}
 }
 
+// A file that nothing marks as draws (a data file: no tidy column, no Stan
+// comment or sampler column) is still summarised, with a note on stderr
+// naming it; draws files (Stan CSV, tidy) get no such note.
+func TestSummaryNotesUnmarkedFile(t *testing.T) {
+	data := "../../testdata/logistic/bc5_design_std.csv"
+	var out, errb bytes.Buffer
+	if code := runMain([]string{"summary", blocker1, data}, &out, &errb); code == 0 {
+		t.Errorf("a Stan file and a data file with other columns were joined:\n%s", out.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := runMain([]string{"summary", data}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), data+" has no .chain, .iteration or .draw column") || !strings.Contains(errb.String(), "not a posterior") {
+		t.Errorf("no note for a data file:\n%s", errb.String())
+	}
+	errb.Reset()
+	if code := runMain([]string{"summary", blocker1, blocker2}, &out, &errb); code != 0 || errb.Len() != 0 {
+		t.Errorf("exit %d, stderr for Stan files: %q", code, errb.String())
+	}
+	d, err := export.ReadDraws(strings.NewReader("a,b,lp__\n1,2,3\n4,5,6\n"))
+	if err != nil || len(d.Unmarked) != 0 {
+		t.Errorf("a file with a sampler column read as unmarked: %v %v", d, err)
+	}
+}
+
 func TestSummaryErrors(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := runMain([]string{"summary"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "Usage") {

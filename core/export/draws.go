@@ -30,6 +30,11 @@ type Draws struct {
 	// Warmup is the number of leading iterations of every chain that are
 	// saved warmup draws (0 when warmup was not saved).
 	Warmup int
+	// Unmarked lists the inputs (0-based, in the order read) that nothing
+	// marks as draws: no .chain, .iteration or .draw column, no Stan
+	// comment line and no sampler column ending in "__". Such a file is
+	// read as one chain, but it may as well be a data file.
+	Unmarked []int
 }
 
 // Reserved column names of the tidy draws format.

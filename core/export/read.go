@@ -40,12 +40,13 @@ func (e *ParseError) Unwrap() error { return e.Err }
 // ('#' at the start of a line outside a quoted field) and recording the
 // CmdStan settings that locate the saved warmup draws.
 type commentFilter struct {
-	r       io.Reader
-	atStart bool // at the start of a line
-	inCmt   bool // inside a comment line
-	inQuote bool
-	line    []byte
-	keys    map[string]string
+	r        io.Reader
+	atStart  bool // at the start of a line
+	inCmt    bool // inside a comment line
+	inQuote  bool
+	line     []byte
+	keys     map[string]string
+	comments int // comment lines seen
 }
 
 func newCommentFilter(r io.Reader) *commentFilter {
@@ -85,6 +86,7 @@ func (f *commentFilter) Read(p []byte) (int, error) {
 // comment records "key = value" from a comment line for the keys
 // num_warmup, save_warmup and thin (first occurrence wins).
 func (f *commentFilter) comment() {
+	f.comments++
 	s := strings.TrimSpace(strings.TrimSuffix(string(f.line), "\r"))
 	k, v, ok := strings.Cut(s, "=")
 	if !ok {
@@ -213,7 +215,12 @@ func parseValue(cr *csv.Reader, rec []string, i int) (float64, error) {
 }
 
 func readStan(cr *csv.Reader, f *commentFilter, head []string, hline int) (*Draws, error) {
-	names, cols, err := columns(cr, head, func(h string) bool { return strings.HasSuffix(h, "__") })
+	sampler := false
+	names, cols, err := columns(cr, head, func(h string) bool {
+		s := strings.HasSuffix(h, "__")
+		sampler = sampler || s
+		return s
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +248,11 @@ func readStan(cr *csv.Reader, f *commentFilter, head []string, hline int) (*Draw
 	if warm >= len(rows) {
 		return nil, &ParseError{Line: hline, Err: fmt.Errorf("%d draws after %d saved warmup draws: nothing to read", len(rows)-min(warm, len(rows)), warm)}
 	}
-	return &Draws{Names: names, Values: [][][]float64{rows}, Warmup: warm}, nil
+	d := &Draws{Names: names, Values: [][][]float64{rows}, Warmup: warm}
+	if !sampler && f.comments == 0 {
+		d.Unmarked = []int{0}
+	}
+	return d, nil
 }
 
 func readTidy(cr *csv.Reader, head []string, hline int) (*Draws, error) {
@@ -391,6 +402,9 @@ func readAll(n int, read func(int) (*Draws, error)) (*Draws, error) {
 		case d.NumIterations() != all.NumIterations() || d.Warmup != all.Warmup:
 			return nil, fmt.Errorf("export: input %d has %d iterations (%d warmup), input 1 has %d (%d warmup)",
 				i+1, d.NumIterations(), d.Warmup, all.NumIterations(), all.Warmup)
+		}
+		if len(d.Unmarked) > 0 {
+			all.Unmarked = append(all.Unmarked, i)
 		}
 		all.Values = append(all.Values, d.Values...)
 	}
