@@ -114,6 +114,23 @@ func TestPlanNoiseAware(t *testing.T) {
 	if code, _, stderr := runCLI(t, "plan", "--algorithm", "noise-aware", "--model", "poisson", "--outcome-bound", "0:20", "--n", "569", "--dim", "3", "--epsilon", "3", "--delta", "1e-5"); code != 0 {
 		t.Errorf("poisson plan: %s", stderr)
 	}
+	// The linear model's release and preview depend on the outcome's bound
+	// and the noise sd, as a run's do: without the bound the plan is
+	// refused (it used to assume -1:1), and --noise-sd sets the preview's
+	// unit √φ = noise-sd / half-range.
+	lin := []string{"plan", "--algorithm", "noise-aware", "--model", "linear", "--n", "100", "--dim", "3", "--epsilon", "1", "--delta", "1e-5"}
+	if code, _, stderr := runCLI(t, lin...); code == 0 || !strings.Contains(stderr, "--outcome-bound") {
+		t.Errorf("linear plan without --outcome-bound: exit %d, %s", code, stderr)
+	}
+	code, stdout, stderr = runCLI(t, append(lin, "--outcome-bound", "-10:10", "--noise-sd", "2")...)
+	if code != 0 || !strings.Contains(stdout, `"effect_unit": 0.2`) {
+		t.Errorf("linear plan with --noise-sd 2 and bound ±10: exit %d, want effect_unit 0.2:\n%s%s", code, stdout, stderr)
+	}
+	for _, bad := range [][]string{{"--noise-sd", "-1"}, {"--noise-sd", "2", "--model", "logistic"}} {
+		if code, _, _ := runCLI(t, append(append(lin, "--outcome-bound", "-10:10"), bad...)...); code == 0 {
+			t.Errorf("plan %v accepted", bad)
+		}
+	}
 }
 
 // `dpmcmc plan --algorithm auto` resolves from the public n and dim as the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/dpmcmc/dpmcmc/core/dataset"
@@ -55,7 +56,8 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.Model.Model, "model", "logistic", "the model, for the mixing forecast's bound on the posterior sd (logistic: the only one with such a bound; others: the forecast gives the travel in parameter units); noise-aware: the regression model (logistic, linear or poisson)")
 	fs.Float64Var(&cfg.Model.PriorSD, "prior-sd", 0, "prior sd of every coefficient, for the mixing forecast (default: the model's; a private regression run's is 20 on the predictors scaled to [-1, 1] by their bounds)")
 	fs.StringVar(&cfg.Model.Scale, "scale", "", "bounds (the default of a private regression run: coefficients of the predictors scaled to [-1, 1]), auto (scaled, with the prior in the user's units) or none (the user's units; the default of a non-private run)")
-	outcomeBound := fs.String("outcome-bound", "", "noise-aware poisson: the outcome's public bound LO:HI (HI caps the mean)")
+	outcomeBound := fs.String("outcome-bound", "", "noise-aware linear and poisson: the outcome's public bound LO:HI, as a run's --bound OUTCOME=LO:HI (poisson: HI caps the mean; linear: the outcome is scaled by it)")
+	noiseSD := fs.Float64("noise-sd", 0, "noise-aware linear: the model's noise sd in the outcome's units, as a run's --model-opt noise-sd=S (default 1)")
 	asText := fs.Bool("text", false, "print a sentence instead of JSON")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -79,6 +81,19 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		cfg.Model.Outcome = "y"
 		if *outcomeBound == "" && cfg.Model.Model == "poisson" {
 			return errors.New("noise-aware poisson needs the outcome's public bound (--outcome-bound 0:K): K caps the mean")
+		}
+		if *outcomeBound == "" && cfg.Model.Model == "linear" {
+			// A run needs it too; the preview's effect unit depends on it.
+			return errors.New("noise-aware linear needs the outcome's public bound (--outcome-bound LO:HI), as a run does: the release's sensitivities and the preview's noise-sd unit depend on it")
+		}
+		if *noiseSD != 0 {
+			if cfg.Model.Model != "linear" {
+				return fmt.Errorf("--noise-sd is the linear model's (got --model %s)", cfg.Model.Model)
+			}
+			if !(*noiseSD > 0) || math.IsInf(*noiseSD, 0) {
+				return fmt.Errorf("--noise-sd must be a positive number (got %v)", *noiseSD)
+			}
+			cfg.Model.Options = map[string]string{"noise-sd": strconv.FormatFloat(*noiseSD, 'g', -1, 64)}
 		}
 		if *outcomeBound != "" {
 			bs, err := dataset.ParseBounds([]string{"y=" + *outcomeBound})

@@ -22,9 +22,10 @@ const DefaultPriorSD = 20
 // GridBits is k of the release grid 2^(⌊log₂σ⌋ − k) (as the DP kernels').
 const GridBits = 24
 
-// firstShare is the share of μ² each release before the last one spends
-// (the expansion points only need to be near the mode; the last release
-// carries the likelihood). scoreShare is the share of a release's μ² given
+// firstShare caps the share of μ² each release before the last one spends:
+// each spends min(firstShare, 0.5/(R − 1)) (so 20% for Poisson's R = 2,
+// 1/6 for logistic's R = 4), the last the rest (the expansion points only
+// need to be near the mode; the last release carries the likelihood). scoreShare is the share of a release's μ² given
 // to the score S (the rest to M).
 const (
 	firstShare = 0.2

@@ -224,6 +224,11 @@ func (c *Config) Validate() error {
 		// forecast, the report and noise-aware assume it): scale auto is
 		// for non-private runs.
 		add("scale auto keeps the prior in the user's units and is for non-private runs; a private run uses scale bounds (its default) or none")
+	} else if c.Algorithm == NoiseAware && strings.EqualFold(strings.TrimSpace(c.Model.Scale), model.ScaleNone) {
+		// Its release is of the statistics of the scaled predictors, and
+		// its prior is on their coefficients: the run could not be what
+		// the config says.
+		add("noise-aware always samples the coefficients of the predictors scaled to [-1, 1] by their public bounds (its release is of the scaled statistics): leave scale unset or set it to bounds; scale none is for the per-iteration samplers")
 	}
 	switch c.Data.Delimiter {
 	case "", ",", ";", "\t":

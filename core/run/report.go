@@ -422,6 +422,9 @@ func NewReport(cfg *Config, n, d int, iterations []int, cancelled bool) (*Privac
 	if sc := withDefaultScale(cfg); cfg.Algorithm != NoiseAware && strings.EqualFold(sc.Model.Scale, model.ScaleBounds) {
 		sd, _ := ModelPrior(cfg)
 		r.Notes = append(r.Notes, ScaledNote, ScaledPriorNote(sd))
+	} else if cfg.Algorithm != NoiseAware && isRegression(cfg.Model.Model) {
+		sd, _ := ModelPrior(cfg)
+		r.Notes = append(r.Notes, fmt.Sprintf("prior: N(0, %s²) on every coefficient, in the user's units (scale none: the chains sample the coefficients of the predictors as given)", fmtFloat(sd)))
 	}
 	if cancelled {
 		r.Notes = append(r.Notes, cancelledNote)

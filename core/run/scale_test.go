@@ -111,8 +111,13 @@ func TestPrivateRunScaledByDefault(t *testing.T) {
 	if model.ScalingOf(p.Model) != nil {
 		t.Error("scale none: the model is scaled")
 	}
-	if rep, _ := NewReport(p.Config, 569, 6, []int{1}, false); strings.Contains(strings.Join(rep.Notes, "\n"), "N(0, 20²)") {
-		t.Error("scale none: report states the scaled prior")
+	if rep, _ := NewReport(p.Config, 569, 6, []int{1}, false); strings.Contains(strings.Join(rep.Notes, "\n"), "N(0, 20²)") || !strings.Contains(strings.Join(rep.Notes, "\n"), "prior: N(0, 10²) on every coefficient, in the user's units") {
+		t.Errorf("scale none: the report does not state the prior in the user's units:\n%s", strings.Join(rep.Notes, "\n"))
+	}
+	na := none
+	na.Algorithm = NoiseAware
+	if err := na.Validate(); err == nil || !strings.Contains(err.Error(), "noise-aware always samples the coefficients of the predictors scaled") {
+		t.Errorf("scale none accepted for noise-aware, whose release is on the scaled space (err %v)", err)
 	}
 	pub := Config{Model: model.Spec{Model: "logistic", Outcome: "y"}, Data: DataSpec{Bounds: bc5Bounds}, Algorithm: "hmc", Chains: 1, Warmup: 1, Draws: 1}
 	if p, err = tryPrepare(t, &pub); err != nil || model.ScalingOf(p.Model) != nil {
