@@ -206,7 +206,7 @@ func accountSubsampled(args []string, stderr io.Writer) (map[string]any, error) 
 	k := fs.Int("count", 0, "number of steps K ≥ 1")
 	samp := fs.String("sampling", "", "poisson or without-replacement (required)")
 	rel := fs.String("relation", "", "add-remove (default for poisson) or replace (default and required for without-replacement)")
-	method := fs.String("method", "", "pld (default; falls back to rdp) or rdp")
+	method := fs.String("method", "", "pld or rdp (default: the smaller of the two; rdp alone if pld fails)")
 	var t acctTarget
 	t.register(fs)
 	if err := parseFlags(fs, args); err != nil {

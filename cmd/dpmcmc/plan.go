@@ -30,7 +30,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	)
 	fs.StringVar(&cfg.Algorithm, "algorithm", "", "private algorithm: "+fmt.Sprint(privateAlgorithms())+", or auto (the recommended one for the model, n and dim)")
 	fs.IntVar(&n, "n", 0, "number of rows (public)")
-	fs.IntVar(&dim, "dim", 0, "number of parameters (needed by gradient samplers: dp-hmc, dp-mala)")
+	fs.IntVar(&dim, "dim", 0, "number of parameters, intercept included (needed by dp-hmc, dp-mala, noise-aware and auto; also by the logistic mixing forecast)")
 	fs.Float64Var(&eps, "epsilon", 0, "total ε for all chains, warmup included")
 	fs.Float64Var(&del, "delta", 0, "total δ")
 	fs.StringVar(&relation, "relation", "replace", "neighbouring relation: replace (n public), the only one sampling supports; add/remove bounds: see \"dpmcmc account\"")

@@ -40,9 +40,12 @@
 // quantized to q, so the accounted sensitivity is Δ + q·√(2m) and the
 // accounted μ of a block is Δ/σ + √m·2^−24 (m entries). All 2R blocks compose
 // by the tight Gaussian (μ-GDP) rule μ = √(Σ μ_b²) and σ is calibrated so that
-// μ equals privacy.MuFor(ε, δ). Between releases θ_{r+1} is one damped
-// Newton step from the released (S̃_r, M̃_r), with a Levenberg–Marquardt
-// term λ = NewtonDamping·σ_M·√d against the noise in M̃: post-processing.
+// μ equals privacy.MuFor(ε, δ). Between releases the next expansion point is
+// post-processing of the released (S̃_r, M̃_r): after the first release at
+// θ = 0 it is the LDA estimate (logistic) or the least-squares estimate
+// (Poisson) from that release; after later releases one damped Newton step,
+// with a Levenberg–Marquardt term λ = NewtonDamping·σ_M·√d against the
+// noise in M̃ (docs/SAMPLERS.md).
 //
 // # Posterior (post-processing of the last release)
 //

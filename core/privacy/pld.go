@@ -30,7 +30,7 @@ import (
 // A PLD is built by NewSubsampledGaussianPLD; it reports failure (an error)
 // when the window or the grid cannot hold the distribution, and Epsilon
 // fails when the bookkeeping terms exceed a tenth of the requested δ. Callers
-// then fall back to RDP (Accountant does so automatically and says so).
+// then fall back to RDP (Ledger does so automatically and says so).
 type PLD struct {
 	dirs []*pldDir
 }
