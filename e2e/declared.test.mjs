@@ -210,9 +210,15 @@ test('a count outcome is declared with K, a number outcome with LO and HI; the b
     await page.getByTestId('bound-lo-visits').fill('-1');
     assert.equal(await page.getByTestId('outcome-lo-input').inputValue(), '-1');
     assert.equal(await page.getByTestId('outcome-hi-input').inputValue(), '12');
+    // The linear model's noise sd has no default: it is asked for, then
+    // written into the config and stated in the plan.
+    assert.equal(await page.getByTestId('noise-sd-box').isVisible(), true);
+    await page.waitForFunction(() => /^Type the noise sd of visits/.test(document.querySelector('[data-testid="run-blocker"]').textContent), null, { timeout: 10000 });
+    await page.getByTestId('noise-sd-input').fill('2.5');
     await page.waitForFunction(() => /planned ε/.test(document.querySelector('[data-testid="plan"]').textContent), null, { timeout: 60000 });
     cfg = JSON.parse((await downloads(page, 'export-config'))[0].text);
-    assert.deepEqual(cfg.model, { model: 'linear', outcome: 'visits', predictors: ['x1'] });
+    assert.deepEqual(cfg.model, { model: 'linear', outcome: 'visits', predictors: ['x1'], options: { 'noise-sd': '2.5' } });
+    assert.match(await page.getByTestId('plan').textContent(), /noise sd σ = 2\.5 \(in the outcome's units\) is public and known/);
     assert.deepEqual(cfg.data.bounds, { visits: [-1, 12], x1: [-2, 2] });
 
     // Choosing another outcome asks for its declaration again.

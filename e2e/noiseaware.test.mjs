@@ -91,7 +91,7 @@ for (const variant of Object.keys(sites)) test(`${variant} site: breast-cancer C
     // The forecast, next to the plan, in the engine's words.
     const forecast = page.getByTestId('forecast');
     assert.equal(await forecast.isVisible(), true);
-    assert.match(await forecast.textContent(), /^Forecast: one private release of the noisy statistics, then draws that spend no privacy/);
+    assert.match(await forecast.textContent(), /^Forecast: private releases of the noisy statistics, made once before any draw, then draws that spend no privacy/);
     // ... and the preview of how much the release can tell, from public
     // inputs only (n = 569, 6 coefficients, ε = 3: it warns).
     assert.match(await forecast.textContent(), /Preview from public inputs only .*a slope's posterior sd would be [\d.]+, [\d.]+, [\d.]+ of its prior sd .*in log odds per predictor sd\. At this budget the 95% intervals will not tell the direction/);

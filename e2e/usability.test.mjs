@@ -238,3 +238,65 @@ test('repeat private runs on the same rows add up: the page says what earlier ru
     await context.close();
   }
 });
+
+test('the tally of private runs follows the rows, not the file: an identical copy loaded again keeps it, a file with one row changed starts its own', { timeout: 240000 }, async () => {
+  const rows = Array.from({ length: 300 }, (_, i) => {
+    const x1 = ((i * 37) % 100) / 25 - 2;
+    const x2 = (i * 13) % 2;
+    return [x1.toFixed(2), x2, (i * 7919) % 3 === 0 || x1 > 1 ? 1 : 0];
+  });
+  const write = (name, rs) => {
+    const f = path.join(tmp, name);
+    writeFileSync(f, `x1,x2,y\n${rs.map((r) => r.join(',')).join('\n')}\n`);
+    return f;
+  };
+  const a = write('cohort-a.csv', rows);
+  const copy = write('cohort-copy.csv', rows);
+  const other = write('cohort-other.csv', rows.map((r, i) => (i === 150 ? [r[0], 1 - r[1], r[2]] : r)));
+  const { context, page, rec } = await h.open(DESKTOP);
+  const declare = async (file, name) => {
+    await page.getByTestId('csv-input').setInputFiles(file);
+    await page.waitForFunction((n) => document.querySelector('[data-testid="file-info"]').textContent.startsWith(`${n}: 300 rows`), name);
+    await page.getByTestId('outcome-select').selectOption('y');
+    await page.getByTestId('model-select').selectOption('logistic');
+    for (const [c, [lo, hi]] of Object.entries({ x1: [-2, 2], x2: [0, 1] })) {
+      await page.getByTestId(`bound-lo-${c}`).fill(String(lo));
+      await page.getByTestId(`bound-hi-${c}`).fill(String(hi));
+    }
+    await setRun(page, { algorithm: 'noise-aware', chains: 2, draws: 100 });
+    await page.getByTestId('epsilon-input').fill('1');
+    await page.waitForFunction(() => /planned ε/.test(document.querySelector('[data-testid="plan"]').textContent), null, { timeout: 60000 });
+  };
+  try {
+    await page.waitForFunction(() => document.querySelector('[data-testid="file-info"]').textContent.includes('2,000 rows'));
+    await declare(a, 'cohort-a.csv');
+    assert.equal(await page.getByTestId('session-budget').isHidden(), true, 'no earlier run on these rows');
+    assert.equal(await runToEnd(page), 'done');
+    await declare(copy, 'cohort-copy.csv');
+    assert.match(await page.getByTestId('session-budget').textContent(), /^Earlier private run in this tab \(1\) spent ε = 1 at δ = .*; this run would bring the total to ε = 2 /);
+    await declare(other, 'cohort-other.csv');
+    assert.equal(await page.getByTestId('session-budget').isHidden(), true, 'other rows: a tally of their own');
+    await assertClean(page, rec);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a converged private run that determines no direction says in its verdict that the release told little, shown as a warning', { timeout: 120000 }, async () => {
+  const { context, page, rec } = await h.open(DESKTOP);
+  try {
+    await page.waitForFunction(() => document.querySelector('[data-testid="file-info"]').textContent.includes('2,000 rows'));
+    await setRun(page, { algorithm: 'noise-aware', chains: 2, draws: 200 });
+    // At ε = 0.05 the release of 2,000 rows says almost nothing.
+    await page.getByTestId('epsilon-input').fill('0.05');
+    await page.waitForFunction(() => /planned ε/.test(document.querySelector('[data-testid="plan"]').textContent), null, { timeout: 60000 });
+    assert.equal(await runToEnd(page), 'done');
+    const verdict = page.getByTestId('verdict');
+    assert.match(await verdict.textContent(), /^Converged.* But at this budget the private release told little: no predictor's direction is determined/);
+    assert.equal(await verdict.getAttribute('class'), 'verdict warn');
+    assert.match(await page.getByTestId('direction-note').textContent(), /not determined for any predictor/);
+    await assertClean(page, rec);
+  } finally {
+    await context.close();
+  }
+});

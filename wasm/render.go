@@ -84,6 +84,8 @@ func render(doc document, v *resultsView) {
 	switch {
 	case !v.Summarized:
 		verdict.SetAttribute("class", "verdict bad")
+	case v.Converged && v.LittleLearned:
+		verdict.SetAttribute("class", "verdict warn")
 	case v.Converged:
 		verdict.SetAttribute("class", "verdict good")
 	default:

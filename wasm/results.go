@@ -63,6 +63,10 @@ type resultsView struct {
 	// PriorNote names the coefficients whose posterior is mostly the prior
 	// (report.PriorNote), "" when none is.
 	PriorNote string
+	// LittleLearned: the chains converged but the private draws determine
+	// no predictor's direction (report.LittleLearned, in the verdict): the
+	// verdict is shown as a warning, not in green.
+	LittleLearned bool
 	// DirectionNote says which predictors' effects the draws determine in
 	// direction (report.DirectionNote), "" for other models.
 	DirectionNote string
@@ -140,6 +144,13 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 		sd, scaled := run.ModelPrior(cfg)
 		v.PriorNote = report.PriorNote(rows, report.PriorSDs(d.Names, cfg.Data.Bounds, sd, scaled), v.Private)
 		v.DirectionNote = report.DirectionNote(rows, model, v.Private, verdict.Converged)
+		if little := report.LittleLearned(rows, model, v.Private, verdict.Converged); little != "" {
+			v.LittleLearned = true
+			v.Verdict = report.Verdict(verdict, v.Private) + " " + little
+			if info.Cancelled {
+				v.Verdict += " " + report.Cancelled(v.Draws)
+			}
+		}
 	}
 	return v, nil
 }

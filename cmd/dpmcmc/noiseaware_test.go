@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -74,15 +75,27 @@ func TestSampleNoiseAwareLinearPoisson(t *testing.T) {
 		{"poisson", "../../testdata/noiseaware/poisson_small.csv", "visits", "visits=0:20"},
 	} {
 		out := filepath.Join(dir, c.model+".csv")
-		code, _, stderr := runCLI(t, "sample", "--data", c.data, "--model", c.model, "--outcome", c.outcome,
+		args := []string{"sample", "--data", c.data, "--model", c.model, "--outcome", c.outcome,
 			"--bound", "age=18:90", "--bound", "dose=0:10", "--bound", c.ybound, "--algorithm", "noise-aware",
-			"--epsilon", "2", "--delta", "1e-5", "--chains", "2", "--draws", "300", "--seed", "1", "--out", out, "--quiet")
+			"--epsilon", "2", "--delta", "1e-5", "--chains", "2", "--draws", "300", "--seed", "1", "--out", out, "--quiet"}
+		if c.model == "linear" {
+			// The noise sd is known to the model and must be given: no
+			// silent default of 1 in the outcome's units.
+			if code, _, stderr := runCLI(t, args...); code == 0 || !strings.Contains(stderr, "--model-opt noise-sd=S") {
+				t.Errorf("private linear run without a noise sd: exit %d, %s", code, stderr)
+			}
+			args = append(args, "--model-opt", "noise-sd=1.5")
+		}
+		code, _, stderr := runCLI(t, args...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", c.model, code, stderr)
 		}
 		rep := readReport(t, out)
 		if rep["algorithm"] != "noise-aware" || rep["model"] != c.model {
 			t.Errorf("%s: report %v", c.model, rep)
+		}
+		if notes := fmt.Sprint(rep["notes"]); c.model == "linear" && !strings.Contains(notes, "noise sd σ = 1.5 (in the outcome's units) is public and known") {
+			t.Errorf("linear report does not state the noise sd: %s", notes)
 		}
 	}
 	code, _, stderr := runCLI(t, "sample", "--data", "../../testdata/noiseaware/linear_small.csv", "--model", "gaussian",
@@ -121,6 +134,9 @@ func TestPlanNoiseAware(t *testing.T) {
 	lin := []string{"plan", "--algorithm", "noise-aware", "--model", "linear", "--n", "100", "--dim", "3", "--epsilon", "1", "--delta", "1e-5"}
 	if code, _, stderr := runCLI(t, lin...); code == 0 || !strings.Contains(stderr, "--outcome-bound") {
 		t.Errorf("linear plan without --outcome-bound: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, append(lin, "--outcome-bound", "-10:10")...); code == 0 || !strings.Contains(stderr, "--noise-sd") {
+		t.Errorf("linear plan without --noise-sd: exit %d, %s", code, stderr)
 	}
 	code, stdout, stderr = runCLI(t, append(lin, "--outcome-bound", "-10:10", "--noise-sd", "2")...)
 	if code != 0 || !strings.Contains(stdout, `"effect_unit": 0.2`) {

@@ -57,7 +57,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&cfg.Model.PriorSD, "prior-sd", 0, "prior sd of every coefficient, for the mixing forecast (default: the model's; a private regression run's is 20 on the predictors scaled to [-1, 1] by their bounds)")
 	fs.StringVar(&cfg.Model.Scale, "scale", "", "bounds (the default of a private regression run: coefficients of the predictors scaled to [-1, 1]), auto (scaled, with the prior in the user's units) or none (the user's units; the default of a non-private run)")
 	outcomeBound := fs.String("outcome-bound", "", "noise-aware linear and poisson: the outcome's public bound LO:HI, as a run's --bound OUTCOME=LO:HI (poisson: HI caps the mean; linear: the outcome is scaled by it)")
-	noiseSD := fs.Float64("noise-sd", 0, "noise-aware linear: the model's noise sd in the outcome's units, as a run's --model-opt noise-sd=S (default 1)")
+	noiseSD := fs.Float64("noise-sd", 0, "noise-aware linear (required): the model's known noise sd in the outcome's units, as a run's --model-opt noise-sd=S")
 	asText := fs.Bool("text", false, "print a sentence instead of JSON")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -85,6 +85,9 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		if *outcomeBound == "" && cfg.Model.Model == "linear" {
 			// A run needs it too; the preview's effect unit depends on it.
 			return errors.New("noise-aware linear needs the outcome's public bound (--outcome-bound LO:HI), as a run does: the release's sensitivities and the preview's noise-sd unit depend on it")
+		}
+		if *noiseSD == 0 && cfg.Model.Model == "linear" {
+			return errors.New("noise-aware linear needs the model's noise sd (--noise-sd S, in the outcome's units), as a run does (--model-opt noise-sd=S): the model treats it as known, and it sets every interval's width")
 		}
 		if *noiseSD != 0 {
 			if cfg.Model.Model != "linear" {

@@ -442,6 +442,11 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
 	}
+	if _, given := p.Config.Model.Options["noise-sd"]; !p.Plan.Private && !f.quiet && strings.EqualFold(p.Config.Model.Model, "linear") && !given {
+		// A private run refuses this (run.LinearNoiseSDMissing); a
+		// non-private one keeps the documented default, and says so.
+		fmt.Fprintln(stderr, "note: "+run.LinearNoiseSDNote("1")+" (1 is the default; --model-opt noise-sd=S sets it)")
+	}
 	// The mixing forecast (public inputs only); a forecast that the chains
 	// cannot converge is printed even with --quiet.
 	if fc := p.Plan.Forecast; fc != nil && p.Plan.Private && (!f.quiet || !fc.WillMix) {

@@ -116,7 +116,11 @@ func writeSummaryTable(stdout io.Writer, chains, n, warmup int, rows []diag.Para
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\n%s\n", report.Verdict(verdict, private))
+	v := report.Verdict(verdict, private)
+	if little := report.LittleLearned(rows, model, private, verdict.Converged); little != "" {
+		v += " " + little
+	}
+	fmt.Fprintf(stdout, "\n%s\n", v)
 	if note := report.DirectionNote(rows, model, private, verdict.Converged); note != "" {
 		fmt.Fprintln(stdout, note)
 	}

@@ -77,3 +77,21 @@ func DirectionNote(rows []diag.ParamSummary, model string, private, converged bo
 	}
 	return "Direction of the effects (95% intervals): " + strings.Join(parts, "; ") + "."
 }
+
+// LittleLearned is the sentence added to the verdict of a private
+// regression run whose chains converged but whose draws determine no
+// predictor's direction (Directions: every slope's 95% interval contains
+// 0), "" otherwise. "Converged" alone reads as a usable result; at a small
+// budget the honest posterior can be too wide to act on, and the verdict
+// says so where it is read first (the page shows it as a warning, not in
+// green). Post-processing of the released draws.
+func LittleLearned(rows []diag.ParamSummary, model string, private, converged bool) string {
+	if !private || !converged || !Regression(model) {
+		return ""
+	}
+	up, down, open := Directions(rows)
+	if len(open) == 0 || len(up)+len(down) > 0 {
+		return ""
+	}
+	return "But at this budget the private release told little: no predictor's direction is determined (every 95% interval includes no effect); the intervals are honest, and too wide to act on."
+}

@@ -54,3 +54,43 @@ func TestDirections(t *testing.T) {
 		t.Errorf("intercept only, not converged: %q", n)
 	}
 }
+
+// A converged private regression that determines no direction says in its
+// verdict that the release told little; a non-private run, an unconverged
+// one, a non-regression or one determined direction does not.
+func TestLittleLearned(t *testing.T) {
+	wide := []diag.ParamSummary{{Name: "intercept", Q2_5: 1, Q97_5: 3}, {Name: "a", Q2_5: -3, Q97_5: 2}, {Name: "b", Q2_5: -1, Q97_5: 1}}
+	if s := LittleLearned(wide, "logistic", true, true); !strings.Contains(s, "told little") || !strings.Contains(s, "no predictor's direction is determined") {
+		t.Errorf("private, converged, nothing determined: %q", s)
+	}
+	one := append([]diag.ParamSummary(nil), wide...)
+	one[2] = diag.ParamSummary{Name: "b", Q2_5: 0.1, Q97_5: 1}
+	for _, c := range []struct {
+		rows               []diag.ParamSummary
+		model              string
+		private, converged bool
+	}{{wide, "logistic", false, true}, {wide, "logistic", true, false}, {wide, "banana", true, true}, {one, "poisson", true, true}, {wide[:1], "linear", true, true}} {
+		if s := LittleLearned(c.rows, c.model, c.private, c.converged); s != "" {
+			t.Errorf("%s private %v converged %v: %q", c.model, c.private, c.converged, s)
+		}
+	}
+}
+
+// Ratio intervals never spell a value other than 1 as "1": whether the
+// interval includes no effect stays readable.
+func TestIntervalKeepsOneReadable(t *testing.T) {
+	for _, c := range []struct {
+		mid, lo, hi float64
+		want        string
+	}{
+		{0.99, 0.979, 1.0016, "0.99 (0.979–1.002)"},
+		{1, 0.99951, 1.2, "1 (0.9995–1.2)"},
+		{1.0004, 1.0001, 1.00049, "1.0004 (1.0001–1.0005)"},
+		{1.43, 1.33, 1.52, "1.43 (1.33–1.52)"},
+		{1 + 1e-12, 1, 2, "1 (1–2)"},
+	} {
+		if got := Interval(c.mid, c.lo, c.hi); got != c.want {
+			t.Errorf("Interval(%v, %v, %v) = %q, want %q", c.mid, c.lo, c.hi, got, c.want)
+		}
+	}
+}

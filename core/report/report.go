@@ -126,10 +126,23 @@ func Summary(rows []diag.ParamSummary, model string, steps map[string]float64) T
 	return t
 }
 
-// Interval spells an estimate with its interval: "1.23 (1.01–1.5)", three
-// significant digits.
+// Interval spells a ratio with its interval: "1.23 (1.01–1.5)", three
+// significant digits, and more where three would round a value other than 1
+// to "1" (ratioNum): an upper end of 1.0016 reads "1.002", not "1", so the
+// text tells whether the interval includes 1 (no effect).
 func Interval(mid, lo, hi float64) string {
-	return Num(mid, 'g', 3) + " (" + Num(lo, 'g', 3) + "–" + Num(hi, 'g', 3) + ")"
+	return ratioNum(mid) + " (" + ratioNum(lo) + "–" + ratioNum(hi) + ")"
+}
+
+// ratioNum is Num(v, 'g', 3), with up to 9 significant digits when fewer
+// would spell a v ≠ 1 as 1.
+func ratioNum(v float64) string {
+	for prec := 3; ; prec++ {
+		s := Num(v, 'g', prec)
+		if v == 1 || prec == 9 || s != "1" {
+			return s
+		}
+	}
 }
 
 // RhatOK reports whether r's R-hat is defined and below diag.RhatMax (the

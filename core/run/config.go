@@ -185,6 +185,18 @@ type Settings struct {
 	OPSShare float64 `json:"ops_share,omitempty"`
 }
 
+// LinearNoiseSDMissing is the refusal of a private linear run that does not
+// give the model's noise sd: the model treats it as known, it sets the width
+// of every interval, and a silent default of 1 (in the outcome's units)
+// would make the intervals as wrong as the outcome's units are far from it.
+const LinearNoiseSDMissing = "the linear model treats the outcome's noise sd σ (the spread of the outcome around the regression line, in the outcome's units) as known: give it from what is publicly known (the measurement's known error, the literature), never from these data: --model-opt noise-sd=S, the config's model.options[\"noise-sd\"], or the page's \"Noise sd\" box"
+
+// LinearNoiseSDNote states a linear run's noise sd (s in the outcome's
+// units) for the plan and the report.
+func LinearNoiseSDNote(s string) string {
+	return "linear model: the outcome's noise sd σ = " + s + " (in the outcome's units) is public and known, not estimated; every interval's width depends on it"
+}
+
 // Validate checks the config without touching data.
 func (c *Config) Validate() error {
 	var errs []string
@@ -224,7 +236,13 @@ func (c *Config) Validate() error {
 		// forecast, the report and noise-aware assume it): scale auto is
 		// for non-private runs.
 		add("scale auto keeps the prior in the user's units and is for non-private runs; a private run uses scale bounds (its default) or none")
-	} else if c.Algorithm == NoiseAware && strings.EqualFold(strings.TrimSpace(c.Model.Scale), model.ScaleNone) {
+	}
+	if c.Privacy != nil && (c.Algorithm == Auto || IsPrivate(c.Algorithm)) && strings.EqualFold(strings.TrimSpace(c.Model.Model), "linear") {
+		if _, ok := c.Model.Options["noise-sd"]; !ok {
+			add("%s", LinearNoiseSDMissing)
+		}
+	}
+	if c.Algorithm == NoiseAware && strings.EqualFold(strings.TrimSpace(c.Model.Scale), model.ScaleNone) {
 		// Its release is of the statistics of the scaled predictors, and
 		// its prior is on their coefficients: the run could not be what
 		// the config says.

@@ -149,10 +149,17 @@ type Forecast struct {
 // public half-range, that sd exceeds StrongEffectSD: the 95% intervals
 // could then not exclude 0 for a strong effect (an odds ratio of e ≈ 2.7
 // per predictor sd, 1.96·0.51 ≈ 1).
+// PoissonNoPreview is the forecast's sentence for Poisson regression, which
+// has no informativeness preview (noiseaware.Plan.Preview).
+const PoissonNoPreview = "No preview of how much the release can tell for Poisson regression: that depends on the mean count, which no public input fixes. At a small budget the intervals can be little narrower than the prior: read their widths and the \"Mostly the prior\" line after the run before reading any rate ratio"
+
 func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, predictors *int, modelName string) *Forecast {
 	f := &Forecast{Kind: "exact", WillMix: true, Preview: pv,
-		Text: "one private release of the noisy statistics, then draws that spend no privacy: the chains mix whatever ε; the intervals widen as ε shrinks to account for the release noise"}
+		Text: "private releases of the noisy statistics, made once before any draw, then draws that spend no privacy: the chains mix whatever ε; the intervals widen as ε shrinks to account for the release noise"}
 	if pv == nil || len(pv.SDRatio) != len(pv.Spread) || len(pv.Spread) == 0 {
+		if modelName == "poisson" {
+			f.Text += ". " + PoissonNoPreview
+		}
 		return f
 	}
 	ratios, spreads, perSD := make([]string, len(pv.Spread)), make([]string, len(pv.Spread)), make([]string, len(pv.Spread))

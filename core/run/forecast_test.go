@@ -349,6 +349,9 @@ func TestNoiseAwareForecastPreview(t *testing.T) {
 		t.Helper()
 		cfg := &Config{Model: model.Spec{Model: modelName, Outcome: "y"}, Algorithm: NoiseAware, Chains: 4,
 			Privacy: &Budget{Epsilon: eps, Delta: 1e-5}, Data: DataSpec{Bounds: bounds}}
+		if modelName == "linear" {
+			cfg.Model.Options = map[string]string{"noise-sd": "1"}
+		}
 		p, err := MakePlan(cfg, n, d)
 		if err != nil {
 			t.Fatal(err)
@@ -421,6 +424,11 @@ func TestNoiseAwareForecastPreview(t *testing.T) {
 	t.Logf("linear, n = 500, d = 3, ε = 1: %s", lin.Text)
 	if lin.Preview == nil || strings.Contains(lin.Text, "log odds") || !strings.Contains(lin.Text, "noise sds of the outcome") || lin.Preview.EffectUnit != 0.1 {
 		t.Errorf("linear: %+v", lin)
+	}
+	// Poisson has no preview, and its forecast says so instead of saying
+	// nothing about informativeness.
+	if pois := plan("poisson", 500, 3, 1, map[string][2]float64{"y": {0, 20}}).Forecast; pois.Preview != nil || !strings.Contains(pois.Text, PoissonNoPreview) {
+		t.Errorf("poisson forecast: %+v", pois)
 	}
 	weakLin := plan("linear", 100, 6, 0.3, yb).Forecast
 	t.Logf("linear, n = 100, d = 6, ε = 0.3: %s", weakLin.Text)

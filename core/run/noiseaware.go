@@ -388,7 +388,7 @@ func Recommend(modelName string, n, d int, private bool) (name, reason string) {
 		return "hmc", "non-private default"
 	}
 	if isRegression(modelName) {
-		return NoiseAware, "recommended for logistic, linear and poisson regression: one private release of noisy sufficient statistics, then free posterior draws"
+		return NoiseAware, "recommended for logistic, linear and poisson regression: private releases of noisy sufficient statistics made once, then free posterior draws"
 	}
 	if n >= 1000 && d <= 20 {
 		return "dp-hmc", "recommended for n ≥ 1000 and d ≤ 20"

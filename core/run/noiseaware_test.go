@@ -96,7 +96,7 @@ func TestNoiseAwareRunAndReport(t *testing.T) {
 	}
 	// The statement says what spent the budget: the one release, not the
 	// iterations (the draws after it are free).
-	if st := rep.Statement; !strings.Contains(st, "from one private release of noisy statistics shared by all chains") || strings.Contains(st, "iterations that actually ran") {
+	if st := rep.Statement; !strings.Contains(st, "private releases of noisy statistics, made once before any draw and shared by all chains") || strings.Contains(st, "iterations that actually ran") {
 		t.Errorf("statement does not say the release spent the budget:\n%s", st)
 	}
 	if rep.Settings["releases"] != 4 || rep.Settings["noise_std_score_4"] <= 0 {

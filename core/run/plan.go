@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/dpmcmc/dpmcmc/core/mcmc"
 	"github.com/dpmcmc/dpmcmc/core/model"
@@ -159,6 +160,9 @@ func resolve(cfg *Config, m model.Model, n, d int) (*Config, *Plan, error) {
 			factor = "e^ε, beyond any number a double holds"
 		}
 		p.Notes = append(p.Notes, fmt.Sprintf("ε = %g is large: it lets one person's row change the probability of any output by a factor of up to %s, which is weak protection (published deployments mostly use ε between 0.1 and %g)", b.Epsilon, factor, LargeEpsilon))
+	}
+	if sd, ok := c.Model.Options["noise-sd"]; ok && strings.EqualFold(strings.TrimSpace(c.Model.Model), "linear") {
+		p.Notes = append(p.Notes, LinearNoiseSDNote(sd))
 	}
 	s := &c.Settings
 	if m != nil {

@@ -216,8 +216,8 @@ func statement(r *PrivacyReport) string {
 		// A chain diverged: what ran was spent, nothing usable came out.
 		var what string
 		if r.Algorithm == NoiseAware {
-			what = fmt.Sprintf("The privacy cost of this run is that of its one private release of noisy statistics: (ε = %s, δ = %s)-differential privacy with respect to %s, computed with the %s accountant.",
-				roundUp(r.Epsilon, 3), fmtFloat(r.Delta), rel, r.Accountant)
+			what = fmt.Sprintf("The privacy cost of this run is that of its %s of noisy statistics: (ε = %s, δ = %s)-differential privacy with respect to %s, computed with the %s accountant.",
+				releasesText(r), roundUp(r.Epsilon, 3), fmtFloat(r.Delta), rel, r.Accountant)
 		} else {
 			what = fmt.Sprintf("The %d iterations that ran (%d chains, warmup included) spent (ε = %s, δ = %s)-differential privacy with respect to %s, computed with the %s accountant from the iterations that actually ran%s.",
 				total, r.Chains, roundUp(r.Epsilon, 3), fmtFloat(r.Delta), rel, r.Accountant, strings.TrimSuffix(cond, ","))
@@ -226,8 +226,8 @@ func statement(r *PrivacyReport) string {
 	} else if r.Algorithm == NoiseAware {
 		// The budget is spent by the releases, made once before any draw;
 		// the draws are post-processing, so their number does not enter.
-		s = fmt.Sprintf("The released posterior draws (%d chains) were produced by %s from one private release of noisy statistics shared by all chains, and satisfy (ε = %s, δ = %s)-differential privacy with respect to %s, computed with the %s accountant for that release; the draws after it, however many, spend no privacy.",
-			r.Chains, r.Algorithm, roundUp(r.Epsilon, 3), fmtFloat(r.Delta), rel, r.Accountant)
+		s = fmt.Sprintf("The released posterior draws (%d chains) were produced by %s from %s of noisy statistics, made once before any draw and shared by all chains, and satisfy (ε = %s, δ = %s)-differential privacy with respect to %s, computed with the %s accountant for those releases together; the draws after them, however many, spend no privacy.",
+			r.Chains, r.Algorithm, releasesText(r), roundUp(r.Epsilon, 3), fmtFloat(r.Delta), rel, r.Accountant)
 	} else {
 		s = fmt.Sprintf("The released posterior draws (%d chains, %d iterations in total, warmup included) were produced by %s and%s satisfy (ε = %s, δ = %s)-differential privacy with respect to %s, computed with the %s accountant from the iterations that actually ran.",
 			r.Chains, total, r.Algorithm, cond, roundUp(r.Epsilon, 3), fmtFloat(r.Delta), rel, r.Accountant)
@@ -419,6 +419,9 @@ func NewReport(cfg *Config, n, d int, iterations []int, cancelled bool) (*Privac
 		}
 		r.Notes = append(r.Notes, "clip bounds are public (typed by the user or derived from the public column bounds); each row's contribution is clipped so its influence is bounded whatever its values")
 	}
+	if sd, ok := cfg.Model.Options["noise-sd"]; ok && strings.EqualFold(strings.TrimSpace(cfg.Model.Model), "linear") {
+		r.Notes = append(r.Notes, LinearNoiseSDNote(sd))
+	}
 	if sc := withDefaultScale(cfg); cfg.Algorithm != NoiseAware && strings.EqualFold(sc.Model.Scale, model.ScaleBounds) {
 		sd, _ := ModelPrior(cfg)
 		r.Notes = append(r.Notes, ScaledNote, ScaledPriorNote(sd))
@@ -439,6 +442,19 @@ func NewReport(cfg *Config, n, d int, iterations []int, cancelled bool) (*Privac
 	r.Epsilon = roundUpSig(r.Epsilon, 9)
 	r.Statement = statement(r)
 	return r, nil
+}
+
+// releasesText spells a noise-aware report's number of releases
+// (Settings["releases"]): "1 private release", "4 private releases".
+func releasesText(r *PrivacyReport) string {
+	k := int(r.Settings["releases"])
+	if k == 1 {
+		return "1 private release"
+	}
+	if k < 1 {
+		return "the private releases"
+	}
+	return fmt.Sprintf("%d private releases", k)
 }
 
 // ScaledNote is the report's note on a run whose model samples the

@@ -34,6 +34,10 @@ export class App {
     this.bounds = {}; // column -> {lo, hi} as typed
     this.demo = false;
     this.algorithmChosen = false; // the user picked a sampler (the default no longer follows the model)
+    // The tab's tally of private runs per dataset (fileKey -> {runs, epsilon,
+    // delta}): reloading the same rows, or re-reading them with another
+    // option, keeps what was spent on them.
+    this.sessions = new Map();
     this.runSeq = 0;
     this.run = null;
     this.results = new Results(api);
@@ -88,7 +92,7 @@ export class App {
         this.update();
       });
     }
-    for (const id of ['model-select', 'prior-input', 'epsilon-input', 'delta-input', 'chains-input', 'warmup-input', 'draws-input', 'seed-input', 'temper-input', 'init-select', 'init-share-input']) {
+    for (const id of ['model-select', 'noise-sd-input', 'prior-input', 'epsilon-input', 'delta-input', 'chains-input', 'warmup-input', 'draws-input', 'seed-input', 'temper-input', 'init-select', 'init-share-input']) {
       $(id).addEventListener('input', () => this.update());
     }
     for (const e of document.querySelectorAll('[data-setting]')) e.addEventListener('input', () => this.update());
@@ -136,6 +140,7 @@ export class App {
     const mb = (b) => (b / 1e6).toFixed(b < 1e7 ? 1 : 0);
     // The demo is written with decimal points; a user's file as the box says.
     const decimalComma = !demo && $('decimal-comma-input').checked;
+    const keyed = fileKey(file).catch(() => `size:${file.size}`);
     const info = await (inspected ?? this.pool.inspect(file, decimalComma ? { decimalComma } : {}, (loaded, total) => {
       bar.value = total ? loaded / total : 1;
       $('file-info').textContent = `Reading ${file.name}… ${mb(loaded)} of ${mb(total)} MB (${Math.floor((100 * loaded) / Math.max(total, 1))}%)`;
@@ -147,8 +152,11 @@ export class App {
     this.info = info;
     this.demo = demo;
     this.decimalComma = decimalComma;
-    // What the private runs of this tab have spent on this file (sessionText).
-    this.session = { runs: 0, epsilon: 0, delta: 0 };
+    // What the private runs of this tab have spent on these rows
+    // (sessionText), kept across reloads of the same bytes.
+    const key = await keyed;
+    if (!this.sessions.has(key)) this.sessions.set(key, { runs: 0, epsilon: 0, delta: 0 });
+    this.session = this.sessions.get(key);
     this.bounds = {};
     if (demo) for (const c of DEMO_COLUMNS) this.bounds[c.name] = { lo: String(c.lo), hi: String(c.hi) };
     fill($('predictors'));
@@ -252,6 +260,7 @@ export class App {
     const d = DECLARATIONS[this.family()];
     const b = this.boundOf(outcome);
     $('outcome-lo-box').hidden = !d || 'lo' in d.fixed;
+    $('noise-sd-box').hidden = this.family() !== 'linear';
     $('outcome-hi-box').hidden = !d || 'hi' in d.fixed;
     $('outcome-hi-label').textContent = this.family() === 'poisson'
       ? 'K: the largest count the outcome can take'
@@ -427,6 +436,9 @@ export class App {
     // Empty: the engine's default (20 on the scaled predictors of a private
     // run, 10 in the user's units otherwise).
     if ($('prior-input').value !== '' && Number.isFinite(prior) && prior > 0) cfg.model.prior_sd = prior;
+    // The linear model's known noise sd (public, typed): no default.
+    const noiseSD = Number($('noise-sd-input').value);
+    if (this.family() === 'linear' && $('noise-sd-input').value !== '' && Number.isFinite(noiseSD) && noiseSD > 0) cfg.model.options = { 'noise-sd': String(noiseSD) };
     const temper = Number($('temper-input').value);
     if (Number.isFinite(temper) && temper > 0 && temper !== 1) cfg.model.temper = temper;
     const init = $('init-select').value;
@@ -463,6 +475,8 @@ export class App {
     const missing = used.filter((c) => boundPair(this.boundOf(c)) === null);
     if (!this.family()) blocker = `Declare what the outcome ${outcome} is (step 2): 0/1, a count 0…K or a number LO…HI.`;
     else if (preds.length === 0) blocker = 'Choose at least one predictor.';
+    else if (this.family() === 'linear' && !cfg.model.options?.['noise-sd']) blocker = `Type the noise sd of ${outcome} (step 2), a positive number in its units: the linear model treats it as known, and every interval's width depends on it. Take it from what is publicly known (the measurement's known error, the literature), not from these data.`;
+    else if ($('prior-input').value !== '' && !(Number($('prior-input').value) > 0 && Number.isFinite(Number($('prior-input').value)))) blocker = 'The prior scale must be a positive number (or empty for the default).';
     else if (!(cfg.chains >= 1 && cfg.chains <= POOL_SIZE)) blocker = `Chains must be between 1 and ${POOL_SIZE}.`;
     else if (!(cfg.warmup >= 0) || !(cfg.draws >= 1)) blocker = 'Warmup must be ≥ 0 and draws ≥ 1.';
     else if (!(cfg.seed >= 1)) blocker = 'The public seed must be a whole number ≥ 1.';
@@ -566,7 +580,7 @@ export class App {
     const id = ++this.runSeq;
     this.showError('');
     this.run = {
-      id, cfg, cfgJSON: JSON.stringify(cfg), file: this.file, private: algo.private, n: this.info.rows, sharedRelease: Boolean(algo.shared_release),
+      id, cfg, cfgJSON: JSON.stringify(cfg), file: this.file, session: this.session, private: algo.private, n: this.info.rows, sharedRelease: Boolean(algo.shared_release),
       active: true, names: null, dim: 0, t0: performance.now(), failed: null,
       chains: Array.from({ length: cfg.chains }, () => ({ positions: null, n: 0, dim: 0, total: 0, warmup: 0, accepted: 0, iterations: 0, ended: false, cancelled: false, posted: false })),
     };
@@ -810,7 +824,7 @@ export class App {
    * composition: the ε and δ add up).
    */
   addToSession(run) {
-    if (!run.private || !this.results.reportText || !this.session) return;
+    if (!run.private || !this.results.reportText || !run.session) return;
     let rep;
     try {
       rep = JSON.parse(this.results.reportText);
@@ -818,10 +832,11 @@ export class App {
       return;
     }
     if (!(rep.epsilon_spent >= 0) || !(rep.delta >= 0)) return;
-    this.session.runs += 1;
-    this.session.epsilon += rep.epsilon_spent;
-    this.session.delta += rep.delta;
-    const s = this.session;
+    // The rows the run used, even if another file was loaded since.
+    const s = run.session;
+    s.runs += 1;
+    s.epsilon += rep.epsilon_spent;
+    s.delta += rep.delta;
     const e = $('session-spent');
     e.hidden = s.runs < 2;
     e.textContent = s.runs < 2 ? '' : `This is the ${ordinal(s.runs)} private run on these rows in this tab: together the runs have spent ε = ${fmt(s.epsilon, 4)} at δ = ${fmt(s.delta)} (privacy losses of analyses of the same data add up; this run's statement covers this run only).`;
@@ -835,6 +850,24 @@ export class App {
     const delta = s.delta + cfg.privacy.delta;
     return `Earlier private run${s.runs > 1 ? 's' : ''} in this tab (${s.runs}) spent ε = ${fmt(s.epsilon, 4)} at δ = ${fmt(s.delta)} on these rows; this run would bring the total to ε = ${fmt(eps, 4)} at δ = ${fmt(delta)}. Privacy losses of analyses of the same data add up: re-running until an answer looks right spends more of the people's privacy, and the result of the first run is as valid as any later one.`;
   }
+}
+
+/**
+ * The key of a file's rows in the tab's tally of private runs: the SHA-256
+ * of its size and bytes (of its size and first and last 8 MB above 64 MB),
+ * or its size alone without crypto.subtle (a page opened from file://).
+ * Computed here and kept in memory only, never shown or exported. Identical
+ * copies share a key, so reloading the same rows does not reset the tally; a
+ * collision can only make the tally larger.
+ */
+async function fileKey(file) {
+  const LIMIT = 64 * 1024 * 1024;
+  const PART = 8 * 1024 * 1024;
+  if (!globalThis.crypto?.subtle) return `size:${file.size}`;
+  const parts = file.size <= LIMIT ? [file] : [file.slice(0, PART), file.slice(file.size - PART)];
+  const bytes = await new Blob([`${file.size}\n`, ...parts]).arrayBuffer();
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 /** 2 → "2nd", 3 → "3rd", 11 → "11th". */
