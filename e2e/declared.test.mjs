@@ -115,6 +115,9 @@ test('one row with y = 2 changes neither the defaults nor the exports; a declare
         // The run goes through (y = 2 is clipped to the declared bound) and
         // its report is the planned one.
         assert.equal(await runToEnd(page), 'done');
+        // 2 × 30 draws cannot converge: the forest plot says so first.
+        assert.match(await page.getByTestId('verdict').textContent(), /^Not converged/);
+        assert.match(await page.getByTestId('forest-plot').locator('figcaption').textContent(), /^The chains did not converge: these intervals show where the chains were, not the posterior/);
         const [report] = await downloads(page, 'export-report');
         assert.equal(report.text, ex.report, 'the report after the run equals the planned report');
       }

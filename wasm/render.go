@@ -70,7 +70,7 @@ func setHidden(e *dom.BasicElement, hidden bool) {
 func render(doc document, v *resultsView) {
 	st := byTestID(doc, "privacy-statement")
 	st.SetTextContent(v.Statement)
-	if v.Private {
+	if v.Private && !v.WeakEpsilon {
 		st.Class().Remove("warn")
 	} else {
 		st.Class().Add("warn")
@@ -105,7 +105,7 @@ func render(doc document, v *resultsView) {
 	if v.Summarized {
 		renderTable(doc, table, v)
 		if len(v.Forest.Rows) > 0 {
-			renderForest(doc, forest, v.Forest)
+			renderForest(doc, forest, v.Forest, v.Converged)
 		}
 	}
 	local := byTestID(doc, "local-diagnostics")
@@ -180,7 +180,7 @@ func svg(doc document, tag string, attrs ...string) *dom.BasicElement {
 // renderForest draws f as an inline SVG: one row per coefficient (median
 // as a square, 90% interval as a line), the reference line (no effect),
 // a log axis for ratios, and the interval spelled on the right.
-func renderForest(doc document, box *dom.BasicElement, f report.Forest) {
+func renderForest(doc document, box *dom.BasicElement, f report.Forest, converged bool) {
 	n := float64(len(f.Rows))
 	h := forestTop + n*forestRow + forestBottom
 	// The label column widens for long labels ("1.11e+08 (2.82e-76–7.41e+110)"),
@@ -239,10 +239,23 @@ func renderForest(doc document, box *dom.BasicElement, f report.Forest) {
 		// here that excludes the reference may still include it there.
 		figCaption += " (the table and the direction line use 95% intervals)"
 	}
+	if !converged {
+		// Stuck chains give narrow intervals around where they were.
+		figCaption = NotConvergedForest + " " + figCaption
+	}
 	head := elem(doc, "figcaption", "", figCaption)
+	if !converged {
+		head.SetAttribute("class", "warn")
+	}
+	// Phones: the plot keeps its width in a box that scrolls sideways.
+	appendChild(head, elem(doc, "span", "phone-only", "Scroll the plot sideways for its numbers (the table above has them too)."))
 	appendChild(box, head)
 	appendChild(box, s)
 }
+
+// NotConvergedForest starts the forest plot's caption when the chains did
+// not converge.
+const NotConvergedForest = "The chains did not converge: these intervals show where the chains were, not the posterior; do not read effects from them."
 
 // appendChild appends child to parent (not dom/v2's AppendChild: see the
 // comment at the top).

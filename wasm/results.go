@@ -45,6 +45,9 @@ type localChain struct {
 type resultsView struct {
 	Private   bool
 	Statement string // the privacy statement, or the NOT PRIVATE one
+	// WeakEpsilon: the ε spent is above run.LargeEpsilon; the statement is
+	// shown as a warning and the budget line adds run.LargeEpsilonNote.
+	WeakEpsilon bool
 	// ReportJSON is privacy.json (the export), "" when there is none.
 	ReportJSON string
 	Budget     string // the budget spent; "" when not private
@@ -96,6 +99,10 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 			v.ReportJSON = string(b)
 			v.Statement = rep.Statement
 			v.Budget = "Privacy budget spent: " + report.Budget(rep.Epsilon, rep.EpsilonBudget, rep.Delta) + "."
+			if rep.Epsilon > run.LargeEpsilon {
+				v.WeakEpsilon = true
+				v.Budget += " Note: " + run.LargeEpsilonNote(rep.Epsilon) + "."
+			}
 		}
 	} else {
 		v.Statement = report.NotPrivate(cfg.Algorithm)

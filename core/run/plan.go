@@ -27,6 +27,16 @@ const (
 // mechanisms composed with the tight Gaussian accountant.
 var gaussianAlgorithms = map[string]bool{"dp-penalty": true, "dp-hmc": true, "dp-mala": true}
 
+// LargeEpsilonNote is the plan's and the report's note for ε above
+// LargeEpsilon.
+func LargeEpsilonNote(eps float64) string {
+	factor := fmt.Sprintf("e^ε ≈ %.2g", math.Exp(eps))
+	if eps > 700 {
+		factor = "e^ε, beyond any number a double holds"
+	}
+	return fmt.Sprintf("ε = %g is large: it lets one person's row change the probability of any output by a factor of up to %s, which is weak protection (published deployments mostly use ε between 0.1 and %g)", eps, factor, LargeEpsilon)
+}
+
 // LargeEpsilon is the ε above which the plan notes that the protection is
 // weak.
 const LargeEpsilon = 10.0
@@ -155,11 +165,7 @@ func resolve(cfg *Config, m model.Model, n, d int) (*Config, *Plan, error) {
 		p.Warnings = append(p.Warnings, w)
 	}
 	if b.Epsilon > LargeEpsilon {
-		factor := fmt.Sprintf("e^ε ≈ %.2g", math.Exp(b.Epsilon))
-		if b.Epsilon > 700 {
-			factor = "e^ε, beyond any number a double holds"
-		}
-		p.Notes = append(p.Notes, fmt.Sprintf("ε = %g is large: it lets one person's row change the probability of any output by a factor of up to %s, which is weak protection (published deployments mostly use ε between 0.1 and %g)", b.Epsilon, factor, LargeEpsilon))
+		p.Notes = append(p.Notes, LargeEpsilonNote(b.Epsilon))
 	}
 	if sd, ok := c.Model.Options["noise-sd"]; ok && strings.EqualFold(strings.TrimSpace(c.Model.Model), "linear") {
 		p.Notes = append(p.Notes, LinearNoiseSDNote(sd))

@@ -236,7 +236,7 @@ func statement(r *PrivacyReport) string {
 		s += " This is not a worst-case guarantee: the error of the finite inner run is not accounted."
 	}
 	if len(r.Bounds) > 0 {
-		s += " Data were clipped to public bounds chosen without looking at the data."
+		s += " Data were clipped to public bounds, declared by the analyst as chosen from public knowledge (e.g. the study protocol), not from the data."
 	}
 	if rng.FixedTestKey {
 		s += " TEST BUILD: the privacy noise came from a fixed, published test key, so these draws are not private."
@@ -421,6 +421,10 @@ func NewReport(cfg *Config, n, d int, iterations []int, cancelled bool) (*Privac
 	}
 	if sd, ok := cfg.Model.Options["noise-sd"]; ok && strings.EqualFold(strings.TrimSpace(cfg.Model.Model), "linear") {
 		r.Notes = append(r.Notes, LinearNoiseSDNote(sd))
+	}
+	if r.Epsilon > LargeEpsilon {
+		// The ε spent (an interrupted run may have spent less than asked).
+		r.Notes = append(r.Notes, LargeEpsilonNote(roundUpSig(r.Epsilon, 9)))
 	}
 	if sc := withDefaultScale(cfg); cfg.Algorithm != NoiseAware && strings.EqualFold(sc.Model.Scale, model.ScaleBounds) {
 		sd, _ := ModelPrior(cfg)

@@ -216,3 +216,18 @@ func TestAlgorithmDocsDoNotClaimExactDraws(t *testing.T) {
 		t.Errorf("ops doc does not state the finite run and its condition: %q", d)
 	}
 }
+
+// A run that spends ε above LargeEpsilon carries the plan's note on it in
+// its report too (the report travels with the draws; the plan does not);
+// one at ε = 3 does not.
+func TestReportNotesLargeEpsilon(t *testing.T) {
+	big := reportConfig("dp-penalty", Settings{})
+	big.Privacy = &Budget{Epsilon: 50, Delta: 1e-5}
+	r := preparedReport(t, big)
+	if notes := strings.Join(r.Notes, "\n"); !strings.Contains(notes, "is large: it lets one person's row change the probability of any output") {
+		t.Errorf("ε = %v: no note on weak protection:\n%s", r.Epsilon, notes)
+	}
+	if notes := strings.Join(preparedReport(t, reportConfig("dp-penalty", Settings{})).Notes, "\n"); strings.Contains(notes, "is large") {
+		t.Errorf("ε = 3 noted as large:\n%s", notes)
+	}
+}

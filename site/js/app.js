@@ -448,6 +448,11 @@ export class App {
       if (init === 'dp-map' && Number.isFinite(share) && share > 0) cfg.init.share = share;
     }
     if (Object.keys(bounds).length) cfg.data.bounds = bounds;
+    // A non-private regression run whose predictors all have public bounds
+    // samples on the predictors scaled by them with the prior kept in the
+    // user's units (scale auto: the same posterior, far better conditioned
+    // for raw measurements; dpmcmc sample suggests it in the same case).
+    if (algo && !algo.private && this.family() && preds.length && preds.every((c) => c in bounds)) cfg.model.scale = 'auto';
     if (Object.keys(settings).length) cfg.settings = settings;
     if (algo?.private) cfg.privacy = { epsilon: Number($('epsilon-input').value), delta: Number($('delta-input').value) };
     return cfg;

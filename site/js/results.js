@@ -13,7 +13,15 @@ export class Results {
   constructor(api) {
     this.api = api;
     this.charts = [];
-    $('plot-param').addEventListener('change', () => this.plot());
+    $('plot-param').addEventListener('change', () => {
+      // A parameter paired with itself is a diagonal line: pair it with
+      // the next one instead.
+      const names = this.run?.names ?? [];
+      if (names.length > 1 && $('pair-param').value === $('plot-param').value) {
+        $('pair-param').value = String((Number($('plot-param').value) + 1) % names.length);
+      }
+      this.plot();
+    });
     $('pair-param').addEventListener('change', () => this.plot());
     $('export-draws').addEventListener('click', () => this.exportDraws());
     $('export-stan').addEventListener('click', () => this.exportStan());
