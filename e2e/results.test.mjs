@@ -138,6 +138,18 @@ for (const { algorithm, model, outcome, epsilon, csv, chains = 2, warmup, draws,
       // 0/1) and their bounds give 1.
       const steps = Object.fromEntries(got.rows.slice(1).map((r) => [r[0], r.at(-2)]));
       const perUnit = parseSummary(execFileSync(cli, ['summary', '--model', model, file], { encoding: 'utf8' }));
+      // A non-private run on raw measurements in the user's units that did
+      // not converge points to the page's control for scale auto; the
+      // converged demo run and the private run do not.
+      const hint = page.getByTestId('scale-hint');
+      if (csv) {
+        assert.match(await hint.textContent(), /^Hint: the coefficients were sampled in your units.*under Parameterization \(advanced settings\)/);
+        await page.getByTestId('scale-select').selectOption('auto');
+        const [cfg] = await downloads(page, 'export-config');
+        assert.equal(JSON.parse(cfg.text).model.scale, 'auto');
+      } else if (screenshot || algorithm.startsWith('dp-')) {
+        assert.equal(await hint.isHidden(), true);
+      }
       if (csv) {
         assert.deepEqual(steps, BC_STEPS);
         assert.notDeepEqual(perUnit.rows.map((r) => r.at(-1)), want.rows.map((r) => r.at(-1)), 'per-unit ratios differ from per-step ones');

@@ -91,6 +91,9 @@ func render(doc document, v *resultsView) {
 	default:
 		verdict.SetAttribute("class", "verdict bad")
 	}
+	sh := byTestID(doc, "scale-hint")
+	sh.SetTextContent(v.ScaleHint)
+	setHidden(sh, v.ScaleHint == "")
 	pn := byTestID(doc, "prior-note")
 	pn.SetTextContent(v.PriorNote)
 	setHidden(pn, !v.Summarized || v.PriorNote == "")

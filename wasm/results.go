@@ -63,6 +63,9 @@ type resultsView struct {
 	Table      report.Table
 	RhatOK     []bool // per row of Table
 	Forest     report.Forest
+	// ScaleHint is the page's version of run.ScaleAutoHint for a
+	// non-private regression in the user's units that did not converge.
+	ScaleHint string
 	// PriorNote names the coefficients whose posterior is mostly the prior
 	// (report.PriorNote), "" when none is.
 	PriorNote string
@@ -75,6 +78,10 @@ type resultsView struct {
 	DirectionNote string
 	Local         []string // one line per chain
 }
+
+// PageScaleHint is run.ScaleAutoHint as the page says it: the page's
+// control for scale auto is the advanced setting "Parameterization".
+const PageScaleHint = "Hint: the coefficients were sampled in your units, where raw measurements (predictors far from 0, or on very different scales) make the posterior hard to sample. Every predictor has a public bound, so \"predictors scaled by their public bounds\" under Parameterization (advanced settings) samples the same posterior and prior, and usually converges."
 
 // results computes the view of a run: cfg is the resolved config, names
 // the parameter names, chains the positions the workers streamed.
@@ -151,6 +158,9 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 		sd, scaled := run.ModelPrior(cfg)
 		v.PriorNote = report.PriorNote(rows, report.PriorSDs(d.Names, cfg.Data.Bounds, sd, scaled), v.Private)
 		v.DirectionNote = report.DirectionNote(rows, model, v.Private, verdict.Converged)
+		if run.ScaleAutoHint(cfg, names, verdict.Converged) != "" {
+			v.ScaleHint = PageScaleHint
+		}
 		if little := report.LittleLearned(rows, model, v.Private, verdict.Converged); little != "" {
 			v.LittleLearned = true
 			v.Verdict = report.Verdict(verdict, v.Private) + " " + little

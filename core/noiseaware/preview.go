@@ -60,12 +60,15 @@ const previewReps, previewInfoDraws = 12, 30
 // S₀ + n·E[(½ − σ(x̃ᵀθ))x̃] with S₀ = Σ(y_i − ½)x̃_i ~ N(0, (n/4)·G),
 // G = E[x̃x̃ᵀ] = diag(1, f², …, f²), drawn once, and the information its
 // expectation n·E[w(x̃ᵀθ)x̃x̃ᵀ] (designMoments). For the linear model (one
-// release at θ = 0) S = S₀ ~ N(0, φ·n·G) and M = n·G. Poisson has no
-// preview (ok false): its information depends on the mean count, which
-// nothing public fixes. The random numbers are a fixed public sequence: the
+// release at θ = 0) S = S₀ ~ N(0, φ·n·G) and M = n·G. For Poisson
+// regression (with an intercept) the mean count is the outcome's public cap
+// K: the information a row carries, λ·x̃x̃ᵀ, grows with the mean λ while
+// both sensitivities grow with K, so a mean at K is the most informative
+// case; S₀ ~ N(0, K·n·G) and the fitted mean and weight are min(eᵃ, K)
+// (glmMoments). A real mean count below K tells less. The random numbers are a fixed public sequence: the
 // preview is the same on every machine and reads no data.
 func (p *Plan) Preview(family string, n int, intercept bool) (Preview, bool) {
-	if family != "logistic" && family != "linear" {
+	if !previewable(family, intercept, p) {
 		return Preview{}, false
 	}
 	pv := Preview{Spread: append([]float64(nil), PreviewSpreads...), PriorSD: p.PriorSD, EffectUnit: p.EffectUnit()}
@@ -79,6 +82,39 @@ func (p *Plan) Preview(family string, n int, intercept bool) (Preview, bool) {
 // φ is 1; the linear model's noise sd on the scaled outcome).
 func (p *Plan) EffectUnit() float64 { return math.Sqrt(p.Phi) }
 
+// previewable reports whether the preview covers the family: logistic and
+// linear regression, and Poisson regression with an intercept and a mean
+// cap K ≥ 1 (its preview assumes a mean count at K).
+func previewable(family string, intercept bool, p *Plan) bool {
+	switch family {
+	case "logistic", "linear":
+		return true
+	case "poisson":
+		return intercept && p.Cap >= 1
+	}
+	return false
+}
+
+// clippedPoissonMoments returns the mean and variance of min(Y, K) for
+// Y ~ Poisson(K) (K a whole number ≥ 1), summing the probabilities up to
+// K − 1 by their recursion p_k = p_{k−1}·K/k in log space.
+func clippedPoissonMoments(K float64) (mean, variance float64) {
+	logp, below, m1, m2 := -K, 0.0, 0.0, 0.0
+	for k := 0.0; k < K; k++ {
+		if k > 0 {
+			logp += math.Log(K / k)
+		}
+		p := math.Exp(logp)
+		below += p
+		m1 += k * p
+		m2 += k * k * p
+	}
+	top := math.Max(0, 1-below) // P(Y ≥ K): clipped to K
+	m1 += K * top
+	m2 += K * K * top
+	return m1, m2 - m1*m1
+}
+
 // previewStream is the preview's fixed public random sequence for spread
 // f: the same for Preview and PreviewRatio, so their ratios agree exactly.
 func previewStream(f float64) *rand.Rand {
@@ -89,7 +125,7 @@ func previewStream(f float64) *rand.Rand {
 // the one spread f, equal to Preview's at that spread (0 and false for
 // Poisson). The planner searches ε with it.
 func (p *Plan) PreviewRatio(family string, n int, intercept bool, f float64) (float64, bool) {
-	if family != "logistic" && family != "linear" {
+	if !previewable(family, intercept, p) {
 		return 0, false
 	}
 	return p.previewRatio(family, n, intercept, f, previewStream(f)), true
@@ -109,12 +145,21 @@ func (p *Plan) previewRatio(family string, n int, intercept bool, f float64, r *
 		}
 	}
 	ratio := 0.0
+	// Poisson: counts of mean K clipped to the bound [0, K], as the release
+	// clips them (scaledRow): their mean and variance.
+	ybar, yvar := 0.5, 0.25
+	if family == "poisson" {
+		ybar, yvar = clippedPoissonMoments(p.Cap)
+	}
 	for range previewReps {
 		s0 := make([]float64, d)
 		for j := range s0 {
 			v := nf * g[j] / 4
-			if family == "linear" {
+			switch family {
+			case "linear":
 				v = p.Phi * nf * g[j]
+			case "poisson":
+				v = yvar * nf * g[j]
 			}
 			s0[j] = math.Sqrt(v) * r.NormFloat64()
 		}
@@ -127,11 +172,21 @@ func (p *Plan) previewRatio(family string, n int, intercept bool, f float64, r *
 				}
 				return S, M
 			}
-			es, ew := designMoments(theta, f, intercept)
+			// E[y x̃] = ȳ·e₀ with no effects: ȳ = ½ (logistic), the clipped
+			// count's mean (Poisson).
+			var es, ew []float64
+			if family == "poisson" {
+				es, ew = glmMoments(theta, f, intercept, func(a float64) (float64, float64) {
+					l := math.Min(math.Exp(a), p.Cap)
+					return l, l
+				})
+			} else {
+				es, ew = designMoments(theta, f, intercept)
+			}
 			for j := range d {
 				S[j] -= nf * es[j]
 				if j == 0 && intercept {
-					S[j] += nf / 2
+					S[j] += nf * ybar
 				}
 				for k := range d {
 					M[j*d+k] = nf * ew[j*d+k]
@@ -164,6 +219,16 @@ func (p *Plan) previewRatio(family string, n int, intercept bool, f float64, r *
 //
 // five one-dimensional integrals (trapezoid on u ∈ [−8, 8], 161 nodes).
 func designMoments(theta []float64, f float64, intercept bool) (es, ew []float64) {
+	return glmMoments(theta, f, intercept, func(a float64) (float64, float64) {
+		s := 1 / (1 + math.Exp(-a))
+		return s, s * (1 - s)
+	})
+}
+
+// glmMoments is designMoments for a family whose fitted mean and weight at
+// linear predictor a are mw(a) (logistic: σ(a) and σ(1 − σ); Poisson:
+// min(eᵃ, K) for both).
+func glmMoments(theta []float64, f float64, intercept bool, mw func(a float64) (mean, w float64)) (es, ew []float64) {
 	d := len(theta)
 	first := 0
 	m := 0.0
@@ -180,8 +245,7 @@ func designMoments(theta []float64, f float64, intercept bool) (es, ew []float64
 	for i := range nodes {
 		u := -8 + 16*float64(i)/float64(nodes-1)
 		k := math.Exp(-u * u / 2)
-		s := 1 / (1 + math.Exp(-(m + sd*u)))
-		w := s * (1 - s)
+		s, w := mw(m + sd*u)
 		wsum += k
 		eS += k * s
 		eSu += k * s * u

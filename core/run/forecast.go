@@ -126,16 +126,16 @@ type Forecast struct {
 	// public inputs only: per assumed predictor spread, a slope's posterior
 	// sd as a fraction of its prior sd (noiseaware.Plan.Preview).
 	Preview *noiseaware.Preview `json:"preview,omitempty"`
-	// EpsilonInformative (noise-aware, logistic and linear) is the ε at which the
+	// EpsilonInformative (noise-aware, with a preview) is the ε at which the
 	// preview would stop warning, at the same n, predictors and δ (0: no
 	// warning, or none up to MaxInformativeEpsilon).
 	EpsilonInformative float64 `json:"epsilon_informative,omitempty"`
-	// WeakRelease (noise-aware, logistic and linear) is true when the preview warns
+	// WeakRelease (noise-aware, with a preview) is true when the preview warns
 	// that the intervals will not tell the direction even of a strong
 	// effect; the page marks the forecast as a warning then, as it does
 	// when the chains will not mix.
 	WeakRelease bool `json:"weak_release,omitempty"`
-	// PredictorsInformative (noise-aware, logistic and linear, with WeakRelease) is
+	// PredictorsInformative (noise-aware, with WeakRelease) is
 	// the most predictors with which the preview would stop warning at the
 	// same n, ε and δ (0: not even one; absent: no warning).
 	PredictorsInformative *int `json:"predictors_informative,omitempty"`
@@ -149,9 +149,10 @@ type Forecast struct {
 // public half-range, that sd exceeds StrongEffectSD: the 95% intervals
 // could then not exclude 0 for a strong effect (an odds ratio of e ≈ 2.7
 // per predictor sd, 1.96·0.51 ≈ 1).
-// PoissonNoPreview is the forecast's sentence for Poisson regression, which
-// has no informativeness preview (noiseaware.Plan.Preview).
-const PoissonNoPreview = "No preview of how much the release can tell for Poisson regression: that depends on the mean count, which no public input fixes. At a small budget the intervals can be little narrower than the prior: read their widths and the \"Mostly the prior\" line after the run before reading any rate ratio"
+// PoissonNoPreview is the forecast's sentence for a Poisson regression
+// without an intercept, which has no informativeness preview
+// (noiseaware.Plan.Preview assumes a mean count at K, which needs one).
+const PoissonNoPreview = "No preview of how much the release can tell for a Poisson regression without an intercept. At a small budget the intervals can be little narrower than the prior: read their widths and the \"Mostly the prior\" line after the run before reading any rate ratio"
 
 func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, predictors *int, modelName string) *Forecast {
 	f := &Forecast{Kind: "exact", WillMix: true, Preview: pv,
@@ -168,8 +169,11 @@ func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, predicto
 		perSD[i] = fmt.Sprintf("%.2g", pv.EffectSD(i))
 	}
 	assumed := "no effects"
-	if modelName == "logistic" {
+	switch modelName {
+	case "logistic":
 		assumed = "no effects and an outcome rate of ½, the most informative case"
+	case "poisson":
+		assumed = "no effects and a mean count at the outcome's public bound K, the most informative case"
 	}
 	f.Text += fmt.Sprintf(". Preview from public inputs only (%s): for predictors whose sd is %s of their public half-range, a slope's posterior sd would be %s of its prior sd (1: the release says nothing about it)",
 		assumed, strings.Join(spreads, ", "), strings.Join(ratios, ", "))
@@ -178,6 +182,8 @@ func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, predicto
 	case "logistic":
 	case "linear":
 		unit, strong, offCentre = "in noise sds of the outcome (the model's noise-sd)", "a change of one noise sd of the outcome per predictor sd", "more when the predictors sit off the centre of their ranges"
+	case "poisson":
+		unit, strong, offCentre = "in log rate", "a rate ratio of 2.7 per predictor sd", "more when the mean count is below K or the predictors sit off the centre of their ranges"
 	default:
 		return f
 	}

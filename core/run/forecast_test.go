@@ -425,10 +425,20 @@ func TestNoiseAwareForecastPreview(t *testing.T) {
 	if lin.Preview == nil || strings.Contains(lin.Text, "log odds") || !strings.Contains(lin.Text, "noise sds of the outcome") || lin.Preview.EffectUnit != 0.1 {
 		t.Errorf("linear: %+v", lin)
 	}
-	// Poisson has no preview, and its forecast says so instead of saying
-	// nothing about informativeness.
-	if pois := plan("poisson", 500, 3, 1, map[string][2]float64{"y": {0, 20}}).Forecast; pois.Preview != nil || !strings.Contains(pois.Text, PoissonNoPreview) {
+	// Poisson (with an intercept) previews at a mean count at the bound K,
+	// in log rate, and names the ε and number of predictors as the others;
+	// without an intercept it has no preview and says so.
+	pois := plan("poisson", 500, 3, 1, map[string][2]float64{"y": {0, 20}}).Forecast
+	t.Logf("poisson, n = 500, d = 3, ε = 1, K = 20: %s", pois.Text)
+	if pois.Preview == nil || !strings.Contains(pois.Text, "in log rate per predictor sd") || !strings.Contains(pois.Text, "a mean count at the outcome's public bound K") || !pois.WeakRelease || !(pois.EpsilonInformative > 1) {
 		t.Errorf("poisson forecast: %+v", pois)
+	} else if above := plan("poisson", 500, 3, 1.1*pois.EpsilonInformative, map[string][2]float64{"y": {0, 20}}).Forecast; above.WeakRelease {
+		t.Errorf("poisson re-planned 10%% above the named ε %.3g still warns", pois.EpsilonInformative)
+	}
+	noIcpt := &Config{Model: model.Spec{Model: "poisson", Outcome: "y", NoIntercept: true}, Algorithm: NoiseAware, Chains: 4,
+		Privacy: &Budget{Epsilon: 1, Delta: 1e-5}, Data: DataSpec{Bounds: map[string][2]float64{"y": {0, 20}}}}
+	if p, err := MakePlan(noIcpt, 500, 2); err != nil || p.Forecast.Preview != nil || !strings.Contains(p.Forecast.Text, PoissonNoPreview) {
+		t.Errorf("poisson without an intercept: %v %+v", err, p)
 	}
 	weakLin := plan("linear", 100, 6, 0.3, yb).Forecast
 	t.Logf("linear, n = 100, d = 6, ε = 0.3: %s", weakLin.Text)
@@ -452,8 +462,5 @@ func TestNoiseAwareForecastPreview(t *testing.T) {
 			t.Errorf("linear, %d predictors: no warning", *k+1)
 		}
 	}
-	pois := plan("poisson", 500, 3, 1, map[string][2]float64{"y": {0, 20}}).Forecast
-	if pois.Preview != nil || strings.Contains(pois.Text, "Preview") {
-		t.Errorf("poisson: %+v", pois)
-	}
+
 }

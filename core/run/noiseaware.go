@@ -132,7 +132,7 @@ func planNoiseAware(c *Config, p *Plan, m model.Model, n, d int) error {
 	}
 	if pv, ok := np.Preview(spec.Family, n, spec.Intercept); ok {
 		p.preview = &pv
-		if (spec.Family == "logistic" || spec.Family == "linear") && weakAtQuarter(pv) {
+		if weakAtQuarter(pv) {
 			p.previewEpsilon = informativeEpsilon(c, m, n, d)
 			k := informativePredictors(spec, n)
 			p.previewPredictors = &k

@@ -92,7 +92,7 @@ export class App {
         this.update();
       });
     }
-    for (const id of ['model-select', 'noise-sd-input', 'prior-input', 'epsilon-input', 'delta-input', 'chains-input', 'warmup-input', 'draws-input', 'seed-input', 'temper-input', 'init-select', 'init-share-input']) {
+    for (const id of ['model-select', 'noise-sd-input', 'prior-input', 'epsilon-input', 'delta-input', 'chains-input', 'warmup-input', 'draws-input', 'seed-input', 'temper-input', 'scale-select', 'init-select', 'init-share-input']) {
       $(id).addEventListener('input', () => this.update());
     }
     for (const e of document.querySelectorAll('[data-setting]')) e.addEventListener('input', () => this.update());
@@ -448,11 +448,11 @@ export class App {
       if (init === 'dp-map' && Number.isFinite(share) && share > 0) cfg.init.share = share;
     }
     if (Object.keys(bounds).length) cfg.data.bounds = bounds;
-    // A non-private regression run whose predictors all have public bounds
-    // samples on the predictors scaled by them with the prior kept in the
-    // user's units (scale auto: the same posterior, far better conditioned
-    // for raw measurements; dpmcmc sample suggests it in the same case).
-    if (algo && !algo.private && this.family() && preds.length && preds.every((c) => c in bounds)) cfg.model.scale = 'auto';
+    // A non-private regression run may sample on the predictors scaled by
+    // their public bounds with the prior kept in the user's units (scale
+    // auto: the same posterior, far better conditioned for raw
+    // measurements); a private run always samples there.
+    if (algo && !algo.private && this.family() && $('scale-select').value === 'auto') cfg.model.scale = 'auto';
     if (Object.keys(settings).length) cfg.settings = settings;
     if (algo?.private) cfg.privacy = { epsilon: Number($('epsilon-input').value), delta: Number($('delta-input').value) };
     return cfg;
