@@ -96,12 +96,20 @@ func previewable(family string, intercept bool, p *Plan) bool {
 }
 
 // clippedPoissonMoments returns the mean and variance of min(Y, K) for
-// Y ~ Poisson(K) (K a whole number ≥ 1), summing the probabilities up to
-// K − 1 by their recursion p_k = p_{k−1}·K/k in log space.
+// Y ~ Poisson(K) (K a whole number ≥ 1), summing the probabilities from
+// k₀ = max(0, ⌊K − 40√K⌋) (the mass below is negligible) up to K − 1 by
+// their recursion p_k = p_{k−1}·K/k in log space. Above K = 10⁶ it uses
+// the normal limit: K − √K·φ(0) and 0.3408·K (min(Z, 0) for Z ~ N(0, 1)
+// has mean −1/√(2π) and variance ½ − 1/(2π)).
 func clippedPoissonMoments(K float64) (mean, variance float64) {
-	logp, below, m1, m2 := -K, 0.0, 0.0, 0.0
-	for k := 0.0; k < K; k++ {
-		if k > 0 {
+	if K > 1e6 {
+		return K - math.Sqrt(K/(2*math.Pi)), (0.5 - 1/(2*math.Pi)) * K
+	}
+	k0 := math.Max(0, math.Floor(K-40*math.Sqrt(K)))
+	lg, _ := math.Lgamma(k0 + 1)
+	logp, below, m1, m2 := -K+k0*math.Log(K)-lg, 0.0, 0.0, 0.0
+	for k := k0; k < K; k++ {
+		if k > k0 {
 			logp += math.Log(K / k)
 		}
 		p := math.Exp(logp)

@@ -293,3 +293,33 @@ func TestPoissonPreviewMatchesRuns(t *testing.T) {
 		}
 	}
 }
+
+// clippedPoissonMoments agrees with a direct sum of the probabilities at
+// small K and with the normal limit's continuity at large K, and returns at
+// once for a huge K.
+func TestClippedPoissonMoments(t *testing.T) {
+	for _, K := range []float64{1, 3, 17, 200} {
+		m1, m2 := 0.0, 0.0
+		p := math.Exp(-K)
+		for k := 0; k < 2000; k++ {
+			if k > 0 {
+				p *= K / float64(k)
+			}
+			v := math.Min(float64(k), K)
+			m1 += p * v
+			m2 += p * v * v
+		}
+		mean, variance := clippedPoissonMoments(K)
+		if math.Abs(mean-m1) > 1e-9*K || math.Abs(variance-(m2-m1*m1)) > 1e-7*K {
+			t.Errorf("K = %v: %v, %v; direct sum %v, %v", K, mean, variance, m1, m2-m1*m1)
+		}
+	}
+	a, va := clippedPoissonMoments(1e6)
+	b, vb := clippedPoissonMoments(1e6 + 1)
+	if math.Abs(b-a-1) > 1 || math.Abs(vb-va)/va > 0.01 {
+		t.Errorf("exact (1e6: %v, %v) and normal limit (1e6+1: %v, %v) disagree", a, va, b, vb)
+	}
+	if m, v := clippedPoissonMoments(1e15); !(m < 1e15 && v > 0) {
+		t.Errorf("K = 1e15: %v, %v", m, v)
+	}
+}
