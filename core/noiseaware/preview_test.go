@@ -21,8 +21,24 @@ func syntheticLogistic(t testing.TB, n, k int, f float64, r *rand.Rand) model.Mo
 // (on the scaled space) and an outcome rate of rate.
 func offCentreLogistic(t testing.TB, n, k int, f, off, rate float64, r *rand.Rand) model.Model {
 	t.Helper()
+	return syntheticGLM(t, "logistic", n, k, f, off, dataset.Bound{Lo: 0, Hi: 1}, func(r *rand.Rand) float64 {
+		if rate == 0.5 {
+			return float64(r.IntN(2)) // a fair coin
+		}
+		if r.Float64() < rate {
+			return 1
+		}
+		return 0
+	}, r)
+}
+
+// syntheticGLM is the family's model on n rows of k independent predictors
+// x_j ~ N(off, f²) clipped to their public bounds [−1, 1] and an outcome
+// drawn by y (no effects), clipped to ybound.
+func syntheticGLM(t testing.TB, family string, n, k int, f, off float64, ybound dataset.Bound, y func(*rand.Rand) float64, r *rand.Rand) model.Model {
+	t.Helper()
 	names := make([]string, k+1)
-	bounds := map[string]dataset.Bound{"y": {Lo: 0, Hi: 1}}
+	bounds := map[string]dataset.Bound{"y": ybound}
 	for j := range k {
 		names[j] = fmt.Sprintf("x%d", j+1)
 		bounds[names[j]] = dataset.Bound{Lo: -1, Hi: 1}
@@ -33,23 +49,42 @@ func offCentreLogistic(t testing.TB, n, k int, f, off, rate float64, r *rand.Ran
 		for range k {
 			tab.Data = append(tab.Data, off+f*r.NormFloat64())
 		}
-		y := float64(r.IntN(2)) // a fair coin
-		if rate != 0.5 {
-			y = 0
-			if r.Float64() < rate {
-				y = 1
-			}
-		}
-		tab.Data = append(tab.Data, y)
+		tab.Data = append(tab.Data, y(r))
 	}
 	if _, err := tab.ApplyBounds(bounds); err != nil {
 		t.Fatal(err)
 	}
-	m, err := model.Build(model.Spec{Model: "logistic", Outcome: "y", Predictors: names[:k]}, tab)
+	m, err := model.Build(model.Spec{Model: family, Outcome: "y", Predictors: names[:k]}, tab)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// runsSDRatio plans m at ε (δ = 1e-5), makes a real release (Run) and
+// returns the mean over its k slopes of the posterior-to-prior sd ratio
+// (1000 draws), with the plan.
+func runsSDRatio(t testing.TB, m model.Model, k int, eps float64, r *rand.Rand) (float64, *Plan) {
+	t.Helper()
+	p, err := NewPlan(specFor(t, m, eps, 1e-5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := Run(p, m, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := NewPosterior(rel)
+	draws := make([][]float64, 1000)
+	for j := range draws {
+		draws[j] = make([]float64, k+1)
+		q.DrawScaled(r, draws[j])
+	}
+	ratio := 0.0
+	for j := 1; j <= k; j++ {
+		ratio += sdOf(draws, j) / p.PriorSD / float64(k)
+	}
+	return ratio, p
 }
 
 // The preview predicts what the sampler then does: on synthetic data of
@@ -76,29 +111,13 @@ func TestPreviewMatchesRuns(t *testing.T) {
 			const reps = 8
 			got := 0.0
 			for range reps {
-				m := syntheticLogistic(t, c.n, c.k, f, r)
-				p, err := NewPlan(specFor(t, m, c.eps, 1e-5))
-				if err != nil {
-					t.Fatal(err)
-				}
+				ratio, p := runsSDRatio(t, syntheticLogistic(t, c.n, c.k, f, r), c.k, c.eps, r)
+				got += ratio / reps
 				if i == 0 && pv.SDRatio == nil {
 					var ok bool
 					if pv, ok = p.Preview("logistic", c.n, true); !ok {
 						t.Fatal("no preview for logistic regression")
 					}
-				}
-				rel, err := Run(p, m, r)
-				if err != nil {
-					t.Fatal(err)
-				}
-				q := NewPosterior(rel)
-				draws := make([][]float64, 1000)
-				for j := range draws {
-					draws[j] = make([]float64, c.k+1)
-					q.DrawScaled(r, draws[j])
-				}
-				for j := 1; j <= c.k; j++ {
-					got += sdOf(draws, j) / p.PriorSD / float64(reps*c.k)
 				}
 			}
 			t.Logf("n = %d, %d predictors, ε = %v, spread %.2f: posterior/prior sd of the slopes %.3f, preview %.3f", c.n, c.k, c.eps, f, got, pv.SDRatio[i])
@@ -214,28 +233,7 @@ func TestPreviewIsOptimistic(t *testing.T) {
 // counts with mean K clipped to the outcome's public bound [0, K].
 func syntheticPoisson(t testing.TB, n, k int, f, K float64, r *rand.Rand) model.Model {
 	t.Helper()
-	names := make([]string, k+1)
-	bounds := map[string]dataset.Bound{"y": {Lo: 0, Hi: K}}
-	for j := range k {
-		names[j] = fmt.Sprintf("x%d", j+1)
-		bounds[names[j]] = dataset.Bound{Lo: -1, Hi: 1}
-	}
-	names[k] = "y"
-	tab := &dataset.Table{Names: names, Rows: n, Data: make([]float64, 0, n*(k+1))}
-	for range n {
-		for range k {
-			tab.Data = append(tab.Data, f*r.NormFloat64())
-		}
-		tab.Data = append(tab.Data, poissonDraw(K, r))
-	}
-	if _, err := tab.ApplyBounds(bounds); err != nil {
-		t.Fatal(err)
-	}
-	m, err := model.Build(model.Spec{Model: "poisson", Outcome: "y", Predictors: names[:k]}, tab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return syntheticGLM(t, "poisson", n, k, f, 0, dataset.Bound{Lo: 0, Hi: K}, func(r *rand.Rand) float64 { return poissonDraw(K, r) }, r)
 }
 
 // The Poisson preview (a mean count at the cap K) predicts real releases on
@@ -261,29 +259,13 @@ func TestPoissonPreviewMatchesRuns(t *testing.T) {
 			const reps = 32
 			got := 0.0
 			for range reps {
-				m := syntheticPoisson(t, c.n, c.k, f, c.K, r)
-				p, err := NewPlan(specFor(t, m, c.eps, 1e-5))
-				if err != nil {
-					t.Fatal(err)
-				}
+				ratio, p := runsSDRatio(t, syntheticPoisson(t, c.n, c.k, f, c.K, r), c.k, c.eps, r)
+				got += ratio / reps
 				if pv.SDRatio == nil {
 					var ok bool
 					if pv, ok = p.Preview("poisson", c.n, true); !ok {
 						t.Fatal("no preview for Poisson regression with an intercept")
 					}
-				}
-				rel, err := Run(p, m, r)
-				if err != nil {
-					t.Fatal(err)
-				}
-				q := NewPosterior(rel)
-				draws := make([][]float64, 1000)
-				for j := range draws {
-					draws[j] = make([]float64, c.k+1)
-					q.DrawScaled(r, draws[j])
-				}
-				for j := 1; j <= c.k; j++ {
-					got += sdOf(draws, j) / p.PriorSD / float64(reps*c.k)
 				}
 			}
 			t.Logf("poisson n = %d, %d predictors, K = %v, ε = %v, spread %.2f: posterior/prior sd of the slopes %.4f, preview %.4f", c.n, c.k, c.K, c.eps, f, got, pv.SDRatio[i])
