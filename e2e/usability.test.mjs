@@ -55,7 +55,7 @@ test('noise-aware runs no warmup: the input is disabled with the reason, the pla
     assert.equal(await warmup.isDisabled(), true);
     assert.equal(await warmup.inputValue(), '0');
     assert.equal(await page.getByTestId('warmup-note').isVisible(), true);
-    assert.match(await page.getByTestId('warmup-note').textContent(), /^Warmup per chain: none for noise-aware \(no warmup: its draws are independent \(iid\) exact draws from the posterior given the one release/);
+    assert.match(await page.getByTestId('warmup-note').textContent(), /^Warmup per chain: none for noise-aware \(no warmup: its draws are independent \(iid\) exact draws from the posterior given the releases/);
     await page.waitForFunction(() => /planned ε/.test(document.querySelector('[data-testid="plan"]').textContent), null, { timeout: 60000 });
     assert.match(await planText(page), /× 1,000 iterations \(0 warmup \+ 1,000 draws\)/);
     assert.match(await planText(page), /Note: no warmup: iid draws \(/);
@@ -282,7 +282,7 @@ test('the tally of private runs follows the rows, not the file: an identical cop
   }
 });
 
-test('a converged private run that determines no direction says in its verdict that the release told little, shown as a warning', { timeout: 120000 }, async () => {
+test('a converged private run that determines no direction says so in its verdict, shown as a warning', { timeout: 120000 }, async () => {
   const { context, page, rec } = await h.open(DESKTOP);
   try {
     await page.waitForFunction(() => document.querySelector('[data-testid="file-info"]').textContent.includes('2,000 rows'));
@@ -292,7 +292,7 @@ test('a converged private run that determines no direction says in its verdict t
     await page.waitForFunction(() => /planned ε/.test(document.querySelector('[data-testid="plan"]').textContent), null, { timeout: 60000 });
     assert.equal(await runToEnd(page), 'done');
     const verdict = page.getByTestId('verdict');
-    assert.match(await verdict.textContent(), /^Converged.* But at this budget the private release told little: no predictor's direction is determined/);
+    assert.match(await verdict.textContent(), /^Converged.* But no predictor's direction is determined \(every 95% interval includes no effect\): at this budget and number of rows the intervals are too wide to act on\./);
     assert.equal(await verdict.getAttribute('class'), 'verdict warn');
     assert.match(await page.getByTestId('direction-note').textContent(), /not determined for any predictor/);
     await assertClean(page, rec);

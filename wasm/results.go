@@ -106,9 +106,12 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 			v.ReportJSON = string(b)
 			v.Statement = rep.Statement
 			v.Budget = "Privacy budget spent: " + report.Budget(rep.Epsilon, rep.EpsilonBudget, rep.Delta) + "."
-			if rep.Epsilon > run.LargeEpsilon {
-				v.WeakEpsilon = true
-				v.Budget += " Note: " + run.LargeEpsilonNote(rep.Epsilon) + "."
+			// The report's note on a large ε, as the report spells it.
+			for _, n := range rep.Notes {
+				if run.IsLargeEpsilonNote(n) {
+					v.WeakEpsilon = true
+					v.Budget += " Note: " + n + "."
+				}
 			}
 		}
 	} else {

@@ -132,7 +132,7 @@ func TestPlanNoiseAware(t *testing.T) {
 	// refused (it used to assume -1:1), and --noise-sd sets the preview's
 	// unit √φ = noise-sd / half-range.
 	lin := []string{"plan", "--algorithm", "noise-aware", "--model", "linear", "--n", "100", "--dim", "3", "--epsilon", "1", "--delta", "1e-5"}
-	if code, _, stderr := runCLI(t, lin...); code == 0 || !strings.Contains(stderr, "--outcome-bound") {
+	if code, _, stderr := runCLI(t, append(lin, "--noise-sd", "1")...); code == 0 || !strings.Contains(stderr, "--outcome-bound") {
 		t.Errorf("linear plan without --outcome-bound: exit %d, %s", code, stderr)
 	}
 	if code, _, stderr := runCLI(t, append(lin, "--outcome-bound", "-10:10")...); code == 0 || !strings.Contains(stderr, "--noise-sd") {
@@ -141,6 +141,18 @@ func TestPlanNoiseAware(t *testing.T) {
 	code, stdout, stderr = runCLI(t, append(lin, "--outcome-bound", "-10:10", "--noise-sd", "2")...)
 	if code != 0 || !strings.Contains(stdout, `"effect_unit": 0.2`) {
 		t.Errorf("linear plan with --noise-sd 2 and bound ±10: exit %d, want effect_unit 0.2:\n%s%s", code, stdout, stderr)
+	}
+	// Every private linear plan takes --noise-sd (not only noise-aware's),
+	// and a noise sd that makes φ leave the doubles is refused by name.
+	dpLin := []string{"plan", "--algorithm", "dp-penalty", "--model", "linear", "--n", "100", "--dim", "3", "--epsilon", "1", "--delta", "1e-5"}
+	if code, _, stderr := runCLI(t, dpLin...); code == 0 || !strings.Contains(stderr, "--noise-sd") {
+		t.Errorf("dp-penalty linear plan without --noise-sd: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, append(dpLin, "--noise-sd", "2")...); code != 0 {
+		t.Errorf("dp-penalty linear plan with --noise-sd: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, append(lin, "--outcome-bound", "-50:50", "--noise-sd", "1e-200")...); code == 0 || !strings.Contains(stderr, "noise sd 1e-200") {
+		t.Errorf("noise sd 1e-200: exit %d, %s", code, stderr)
 	}
 	for _, bad := range [][]string{{"--noise-sd", "-1"}, {"--noise-sd", "2", "--model", "logistic"}} {
 		if code, _, _ := runCLI(t, append(append(lin, "--outcome-bound", "-10:10"), bad...)...); code == 0 {

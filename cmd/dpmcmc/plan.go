@@ -57,7 +57,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&cfg.Model.PriorSD, "prior-sd", 0, "prior sd of every coefficient, for the mixing forecast (default: the model's; a private regression run's is 20 on the predictors scaled to [-1, 1] by their bounds)")
 	fs.StringVar(&cfg.Model.Scale, "scale", "", "bounds (the default of a private regression run: coefficients of the predictors scaled to [-1, 1]), auto (scaled, with the prior in the user's units) or none (the user's units; the default of a non-private run)")
 	outcomeBound := fs.String("outcome-bound", "", "noise-aware linear and poisson: the outcome's public bound LO:HI, as a run's --bound OUTCOME=LO:HI (poisson: HI caps the mean; linear: the outcome is scaled by it)")
-	noiseSD := fs.Float64("noise-sd", 0, "noise-aware linear (required): the model's known noise sd in the outcome's units, as a run's --model-opt noise-sd=S")
+	noiseSD := fs.Float64("noise-sd", 0, "linear model (required): the model's known noise sd in the outcome's units, as a run's --model-opt noise-sd=S")
 	asText := fs.Bool("text", false, "print a sentence instead of JSON")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -74,6 +74,20 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if !run.IsPrivate(cfg.Algorithm) {
 		return fmt.Errorf("%q is not a private algorithm (private: %v)", cfg.Algorithm, privateAlgorithms())
 	}
+	// The linear model's known noise sd, as a run's --model-opt noise-sd:
+	// every private linear plan needs it (run.LinearNoiseSDMissing).
+	if *noiseSD == 0 && cfg.Model.Model == "linear" {
+		return errors.New("a private linear plan needs the model's noise sd (--noise-sd S, in the outcome's units), as a run does (--model-opt noise-sd=S): the model treats it as known, and it sets every interval's width")
+	}
+	if *noiseSD != 0 {
+		if cfg.Model.Model != "linear" {
+			return fmt.Errorf("--noise-sd is the linear model's (got --model %s)", cfg.Model.Model)
+		}
+		if !(*noiseSD > 0) || math.IsInf(*noiseSD, 0) {
+			return fmt.Errorf("--noise-sd must be a positive number (got %v)", *noiseSD)
+		}
+		cfg.Model.Options = map[string]string{"noise-sd": strconv.FormatFloat(*noiseSD, 'g', -1, 64)}
+	}
 	if cfg.Algorithm == run.NoiseAware {
 		if dim < 1 {
 			return errors.New("--dim (the number of coefficients, intercept included) is required for noise-aware")
@@ -85,18 +99,6 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		if *outcomeBound == "" && cfg.Model.Model == "linear" {
 			// A run needs it too; the preview's effect unit depends on it.
 			return errors.New("noise-aware linear needs the outcome's public bound (--outcome-bound LO:HI), as a run does: the release's sensitivities and the preview's noise-sd unit depend on it")
-		}
-		if *noiseSD == 0 && cfg.Model.Model == "linear" {
-			return errors.New("noise-aware linear needs the model's noise sd (--noise-sd S, in the outcome's units), as a run does (--model-opt noise-sd=S): the model treats it as known, and it sets every interval's width")
-		}
-		if *noiseSD != 0 {
-			if cfg.Model.Model != "linear" {
-				return fmt.Errorf("--noise-sd is the linear model's (got --model %s)", cfg.Model.Model)
-			}
-			if !(*noiseSD > 0) || math.IsInf(*noiseSD, 0) {
-				return fmt.Errorf("--noise-sd must be a positive number (got %v)", *noiseSD)
-			}
-			cfg.Model.Options = map[string]string{"noise-sd": strconv.FormatFloat(*noiseSD, 'g', -1, 64)}
 		}
 		if *outcomeBound != "" {
 			bs, err := dataset.ParseBounds([]string{"y=" + *outcomeBound})

@@ -184,6 +184,11 @@ func NewPlan(s Spec) (*Plan, error) {
 			p.YCentre, p.YHalf = 0, math.Max(math.Abs(s.YRange.Lo), math.Abs(s.YRange.Hi))
 		}
 		p.Phi = (s.NoiseSD / p.YHalf) * (s.NoiseSD / p.YHalf)
+		if !(p.Phi > 0) || math.IsInf(p.Phi, 0) {
+			// φ = (noise sd / outcome half-range)² must be a positive
+			// double: it scales the score and the information.
+			return nil, fmt.Errorf("noise-aware: the linear model's noise sd %g against the outcome's half-range %g gives φ = %g, outside the range of a double: give a noise sd within about 1e-150 to 1e150 of the half-range", s.NoiseSD, p.YHalf, p.Phi)
+		}
 		R = 1 // the linear log-likelihood is exactly quadratic
 	case "poisson":
 		if !finite(s.YRange) || s.YRange.Hi < 1 {

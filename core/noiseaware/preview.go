@@ -61,19 +61,28 @@ const previewReps, previewInfoDraws = 12, 30
 // G = E[x̃x̃ᵀ] = diag(1, f², …, f²), drawn once, and the information its
 // expectation n·E[w(x̃ᵀθ)x̃x̃ᵀ] (designMoments). For the linear model (one
 // release at θ = 0) S = S₀ ~ N(0, φ·n·G) and M = n·G. For Poisson
-// regression (with an intercept) the mean count is the outcome's public cap
-// K: the information a row carries, λ·x̃x̃ᵀ, grows with the mean λ while
-// both sensitivities grow with K, so a mean at K is the most informative
-// case; S₀ ~ N(0, K·n·G) and the fitted mean and weight are min(eᵃ, K)
-// (glmMoments). A real mean count below K tells less. The random numbers are a fixed public sequence: the
+// regression (with an intercept) the counts are Poisson(K) clipped to the
+// outcome's public bound [0, K]: the information a row carries, λ·x̃x̃ᵀ,
+// grows with the mean λ while both sensitivities grow with K, so counts
+// centred at K are near the most informative case (for small K a bound
+// allows somewhat more: the clipped mean is 0.63 at K = 1, 15.3 at
+// K = 17); S₀ ~ N(0, v·n·G) with v the clipped counts' variance, and the
+// fitted mean and weight are min(eᵃ, K) (glmMoments). A real mean count
+// well below K tells less. The random numbers are a fixed public sequence: the
 // preview is the same on every machine and reads no data.
 func (p *Plan) Preview(family string, n int, intercept bool) (Preview, bool) {
-	if !previewable(family, intercept, p) {
+	if !previewable(family, n, intercept, p) {
 		return Preview{}, false
 	}
 	pv := Preview{Spread: append([]float64(nil), PreviewSpreads...), PriorSD: p.PriorSD, EffectUnit: p.EffectUnit()}
 	for _, f := range PreviewSpreads {
-		pv.SDRatio = append(pv.SDRatio, p.previewRatio(family, n, intercept, f, previewStream(f)))
+		r := p.previewRatio(family, n, intercept, f, previewStream(f))
+		if !(r >= 0 && r <= 1.5) {
+			// A posterior wider than its prior: the doubles lost the
+			// statistics (no preview rather than a wrong one).
+			return Preview{}, false
+		}
+		pv.SDRatio = append(pv.SDRatio, r)
 	}
 	return pv, true
 }
@@ -84,13 +93,14 @@ func (p *Plan) EffectUnit() float64 { return math.Sqrt(p.Phi) }
 
 // previewable reports whether the preview covers the family: logistic and
 // linear regression, and Poisson regression with an intercept and a mean
-// cap K ≥ 1 (its preview assumes a mean count at K).
-func previewable(family string, intercept bool, p *Plan) bool {
+// cap K ≥ 1 (its preview assumes counts of mean K) with n·K below 2⁵⁰
+// (beyond, the sums n·K lose the digits the score's differences need).
+func previewable(family string, n int, intercept bool, p *Plan) bool {
 	switch family {
 	case "logistic", "linear":
 		return true
 	case "poisson":
-		return intercept && p.Cap >= 1
+		return intercept && p.Cap >= 1 && float64(n)*p.Cap < 1<<50
 	}
 	return false
 }
@@ -133,10 +143,11 @@ func previewStream(f float64) *rand.Rand {
 // the one spread f, equal to Preview's at that spread (0 and false for
 // Poisson). The planner searches ε with it.
 func (p *Plan) PreviewRatio(family string, n int, intercept bool, f float64) (float64, bool) {
-	if !previewable(family, intercept, p) {
+	if !previewable(family, n, intercept, p) {
 		return 0, false
 	}
-	return p.previewRatio(family, n, intercept, f, previewStream(f)), true
+	r := p.previewRatio(family, n, intercept, f, previewStream(f))
+	return r, r >= 0 && r <= 1.5
 }
 
 // previewRatio is the mean over previewReps synthetic releases (random

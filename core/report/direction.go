@@ -93,5 +93,5 @@ func LittleLearned(rows []diag.ParamSummary, model string, private, converged bo
 	if len(open) == 0 || len(up)+len(down) > 0 {
 		return ""
 	}
-	return "But at this budget the private release told little: no predictor's direction is determined (every 95% interval includes no effect); the intervals are honest, and too wide to act on."
+	return "But no predictor's direction is determined (every 95% interval includes no effect): at this budget and number of rows the intervals are too wide to act on."
 }

@@ -56,11 +56,11 @@ func TestDirections(t *testing.T) {
 }
 
 // A converged private regression that determines no direction says in its
-// verdict that the release told little; a non-private run, an unconverged
+// verdict that the intervals are too wide to act on; a non-private run, an unconverged
 // one, a non-regression or one determined direction does not.
 func TestLittleLearned(t *testing.T) {
 	wide := []diag.ParamSummary{{Name: "intercept", Q2_5: 1, Q97_5: 3}, {Name: "a", Q2_5: -3, Q97_5: 2}, {Name: "b", Q2_5: -1, Q97_5: 1}}
-	if s := LittleLearned(wide, "logistic", true, true); !strings.Contains(s, "told little") || !strings.Contains(s, "no predictor's direction is determined") {
+	if s := LittleLearned(wide, "logistic", true, true); !strings.Contains(s, "too wide to act on") || !strings.Contains(s, "no predictor's direction is determined") {
 		t.Errorf("private, converged, nothing determined: %q", s)
 	}
 	one := append([]diag.ParamSummary(nil), wide...)

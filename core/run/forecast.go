@@ -149,10 +149,10 @@ type Forecast struct {
 // public half-range, that sd exceeds StrongEffectSD: the 95% intervals
 // could then not exclude 0 for a strong effect (an odds ratio of e ≈ 2.7
 // per predictor sd, 1.96·0.51 ≈ 1).
-// PoissonNoPreview is the forecast's sentence for a Poisson regression
-// without an intercept, which has no informativeness preview
-// (noiseaware.Plan.Preview assumes a mean count at K, which needs one).
-const PoissonNoPreview = "No preview of how much the release can tell for a Poisson regression without an intercept. At a small budget the intervals can be little narrower than the prior: read their widths and the \"Mostly the prior\" line after the run before reading any rate ratio"
+// PoissonNoPreview is the forecast's sentence for a Poisson regression the
+// informativeness preview does not cover (noiseaware.Plan.Preview: counts
+// centred at K need an intercept, and n·K must stay below 2⁵⁰).
+const PoissonNoPreview = "No preview of how much the release can tell for this Poisson model (the preview needs an intercept and an outcome bound K with n·K below 2⁵⁰). At a small budget the intervals can be little narrower than the prior: read their widths and the \"Mostly the prior\" line after the run before reading any rate ratio"
 
 func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, predictors *int, modelName string) *Forecast {
 	f := &Forecast{Kind: "exact", WillMix: true, Preview: pv,
@@ -173,7 +173,7 @@ func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, predicto
 	case "logistic":
 		assumed = "no effects and an outcome rate of ½, the most informative case"
 	case "poisson":
-		assumed = "no effects and a mean count at the outcome's public bound K, the most informative case"
+		assumed = "no effects and counts centred at the outcome's public bound K, near the most informative case"
 	}
 	f.Text += fmt.Sprintf(". Preview from public inputs only (%s): for predictors whose sd is %s of their public half-range, a slope's posterior sd would be %s of its prior sd (1: the release says nothing about it)",
 		assumed, strings.Join(spreads, ", "), strings.Join(ratios, ", "))
@@ -183,7 +183,7 @@ func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, predicto
 	case "linear":
 		unit, strong, offCentre = "in noise sds of the outcome (the model's noise-sd)", "a change of one noise sd of the outcome per predictor sd", "more when the predictors sit off the centre of their ranges"
 	case "poisson":
-		unit, strong, offCentre = "in log rate", "a rate ratio of 2.7 per predictor sd", "more when the mean count is below K or the predictors sit off the centre of their ranges"
+		unit, strong, offCentre = "in log rate", "a rate ratio of 2.7 per predictor sd", "more when the mean count is well below K or the predictors sit off the centre of their ranges"
 	default:
 		return f
 	}

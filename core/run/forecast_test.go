@@ -430,10 +430,13 @@ func TestNoiseAwareForecastPreview(t *testing.T) {
 	// without an intercept it has no preview and says so.
 	pois := plan("poisson", 500, 3, 1, map[string][2]float64{"y": {0, 20}}).Forecast
 	t.Logf("poisson, n = 500, d = 3, ε = 1, K = 20: %s", pois.Text)
-	if pois.Preview == nil || !strings.Contains(pois.Text, "in log rate per predictor sd") || !strings.Contains(pois.Text, "a mean count at the outcome's public bound K") || !pois.WeakRelease || !(pois.EpsilonInformative > 1) {
+	if pois.Preview == nil || !strings.Contains(pois.Text, "in log rate per predictor sd") || !strings.Contains(pois.Text, "counts centred at the outcome's public bound K") || !pois.WeakRelease || !(pois.EpsilonInformative > 1) {
 		t.Errorf("poisson forecast: %+v", pois)
 	} else if above := plan("poisson", 500, 3, 1.1*pois.EpsilonInformative, map[string][2]float64{"y": {0, 20}}).Forecast; above.WeakRelease {
 		t.Errorf("poisson re-planned 10%% above the named ε %.3g still warns", pois.EpsilonInformative)
+	}
+	if huge := plan("poisson", 500, 3, 1, map[string][2]float64{"y": {0, 1e20}}).Forecast; huge.Preview != nil || !strings.Contains(huge.Text, PoissonNoPreview) {
+		t.Errorf("poisson, K = 1e20 (n·K beyond 2⁵⁰): %+v", huge)
 	}
 	noIcpt := &Config{Model: model.Spec{Model: "poisson", Outcome: "y", NoIntercept: true}, Algorithm: NoiseAware, Chains: 4,
 		Privacy: &Budget{Epsilon: 1, Delta: 1e-5}, Data: DataSpec{Bounds: map[string][2]float64{"y": {0, 20}}}}

@@ -282,7 +282,7 @@ func newNoiseAwareKernel(m model.Model, c *Config) (mcmc.Kernel, error) {
 // noWarmupReason is why noise-aware needs no warmup (core/noiseaware:
 // each Step draws M and then θ afresh from the posterior given the one
 // release; no state carries over from one draw to the next).
-const noWarmupReason = "its draws are independent (iid) exact draws from the posterior given the one release, not steps of a Markov chain, so there is nothing to warm up"
+const noWarmupReason = "its draws are independent (iid) exact draws from the posterior given the releases, not steps of a Markov chain, so there is nothing to warm up"
 
 // NoWarmupNote is the plan's and the report's note for a noise-aware run
 // without warmup, the default.

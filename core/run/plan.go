@@ -37,6 +37,11 @@ func LargeEpsilonNote(eps float64) string {
 	return fmt.Sprintf("ε = %g is large: it lets one person's row change the probability of any output by a factor of up to %s, which is weak protection (published deployments mostly use ε between 0.1 and %g)", eps, factor, LargeEpsilon)
 }
 
+// IsLargeEpsilonNote reports whether note is a LargeEpsilonNote.
+func IsLargeEpsilonNote(note string) bool {
+	return strings.Contains(note, " is large: it lets one person's row change the probability of any output")
+}
+
 // LargeEpsilon is the ε above which the plan notes that the protection is
 // weak.
 const LargeEpsilon = 10.0

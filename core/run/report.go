@@ -424,7 +424,9 @@ func NewReport(cfg *Config, n, d int, iterations []int, cancelled bool) (*Privac
 	}
 	if r.Epsilon > LargeEpsilon {
 		// The ε spent (an interrupted run may have spent less than asked).
-		r.Notes = append(r.Notes, LargeEpsilonNote(roundUpSig(r.Epsilon, 9)))
+		// Spelled as the statement spells it (3 significant digits, up).
+		e, _ := strconv.ParseFloat(roundUp(r.Epsilon, 3), 64)
+		r.Notes = append(r.Notes, LargeEpsilonNote(e))
 	}
 	if sc := withDefaultScale(cfg); cfg.Algorithm != NoiseAware && strings.EqualFold(sc.Model.Scale, model.ScaleBounds) {
 		sd, _ := ModelPrior(cfg)

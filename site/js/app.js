@@ -141,10 +141,12 @@ export class App {
     // The demo is written with decimal points; a user's file as the box says.
     const decimalComma = !demo && $('decimal-comma-input').checked;
     const keyed = fileKey(file).catch(() => `size:${file.size}`);
-    const info = await (inspected ?? this.pool.inspect(file, decimalComma ? { decimalComma } : {}, (loaded, total) => {
+    // The rows' key comes with the parse, so the file, its rows and their
+    // tally change together (a run started in between cannot mix them).
+    const [info, key] = await Promise.all([inspected ?? this.pool.inspect(file, decimalComma ? { decimalComma } : {}, (loaded, total) => {
       bar.value = total ? loaded / total : 1;
       $('file-info').textContent = `Reading ${file.name}… ${mb(loaded)} of ${mb(total)} MB (${Math.floor((100 * loaded) / Math.max(total, 1))}%)`;
-    }));
+    }), keyed]);
     bar.hidden = true;
     // For the benchmark (e2e/bench.mjs): the parsing engine's memory afterwards.
     performance.mark('dpmcmc:inspected', { detail: { bytes: file.size, memoryBytes: info.memoryBytes } });
@@ -154,7 +156,6 @@ export class App {
     this.decimalComma = decimalComma;
     // What the private runs of this tab have spent on these rows
     // (sessionText), kept across reloads of the same bytes.
-    const key = await keyed;
     if (!this.sessions.has(key)) this.sessions.set(key, { runs: 0, epsilon: 0, delta: 0 });
     this.session = this.sessions.get(key);
     this.bounds = {};
