@@ -442,7 +442,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
 	}
-	if _, given := p.Config.Model.Options["noise-sd"]; !p.Plan.Private && !f.quiet && strings.EqualFold(p.Config.Model.Model, "linear") && !given {
+	if _, given, linear := run.LinearNoiseSD(p.Config); linear && !given && !p.Plan.Private && !f.quiet {
 		// A private run refuses this (run.LinearNoiseSDMissing); a
 		// non-private one keeps the documented default, and says so.
 		fmt.Fprintln(stderr, "note: "+run.LinearNoiseSDNote("1")+" (1 is the default; --model-opt noise-sd=S sets it)")

@@ -140,8 +140,8 @@ func previewStream(f float64) *rand.Rand {
 }
 
 // PreviewRatio is the preview's posterior-to-prior sd ratio of a slope at
-// the one spread f, equal to Preview's at that spread (0 and false for
-// Poisson). The planner searches ε with it.
+// the one spread f, equal to Preview's at that spread (false where Preview
+// gives none). The planner searches ε with it.
 func (p *Plan) PreviewRatio(family string, n int, intercept bool, f float64) (float64, bool) {
 	if !previewable(family, n, intercept, p) {
 		return 0, false

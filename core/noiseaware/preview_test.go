@@ -105,25 +105,34 @@ func TestPreviewMatchesRuns(t *testing.T) {
 		n, k int
 		eps  float64
 	}{{768, 8, 3}, {5000, 5, 1}} {
-		r := rand.New(rand.NewPCG(uint64(c.n), 3))
-		var pv Preview
-		for i, f := range PreviewSpreads {
-			const reps = 8
-			got := 0.0
-			for range reps {
-				ratio, p := runsSDRatio(t, syntheticLogistic(t, c.n, c.k, f, r), c.k, c.eps, r)
-				got += ratio / reps
-				if i == 0 && pv.SDRatio == nil {
-					var ok bool
-					if pv, ok = p.Preview("logistic", c.n, true); !ok {
-						t.Fatal("no preview for logistic regression")
-					}
+		previewAgainstRuns(t, "logistic", c.n, c.k, c.eps, 8, 0.15, rand.New(rand.NewPCG(uint64(c.n), 3)), func(f float64, r *rand.Rand) model.Model {
+			return syntheticLogistic(t, c.n, c.k, f, r)
+		})
+	}
+}
+
+// previewAgainstRuns checks, at every preview spread f, that the mean over
+// reps real releases on synthetic data of that spread (synth) of the slopes'
+// posterior-to-prior sd ratio is within tol (relative) of the family's
+// preview.
+func previewAgainstRuns(t *testing.T, family string, n, k int, eps float64, reps int, tol float64, r *rand.Rand, synth func(f float64, r *rand.Rand) model.Model) {
+	t.Helper()
+	var pv Preview
+	for i, f := range PreviewSpreads {
+		got := 0.0
+		for range reps {
+			ratio, p := runsSDRatio(t, synth(f, r), k, eps, r)
+			got += ratio / float64(reps)
+			if pv.SDRatio == nil {
+				var ok bool
+				if pv, ok = p.Preview(family, n, true); !ok {
+					t.Fatalf("no preview for %s regression", family)
 				}
 			}
-			t.Logf("n = %d, %d predictors, ε = %v, spread %.2f: posterior/prior sd of the slopes %.3f, preview %.3f", c.n, c.k, c.eps, f, got, pv.SDRatio[i])
-			if math.Abs(got-pv.SDRatio[i]) > 0.15*got {
-				t.Errorf("n = %d, spread %.2f: the runs give %.3f, the preview %.3f", c.n, f, got, pv.SDRatio[i])
-			}
+		}
+		t.Logf("%s n = %d, %d predictors, ε = %v, spread %.2f: posterior/prior sd of the slopes %.4f, preview %.4f", family, n, k, eps, f, got, pv.SDRatio[i])
+		if math.Abs(got-pv.SDRatio[i]) > tol*got {
+			t.Errorf("%s n = %d, spread %.2f: the runs give %.4f, the preview %.4f", family, n, f, got, pv.SDRatio[i])
 		}
 	}
 }
@@ -253,26 +262,9 @@ func TestPoissonPreviewMatchesRuns(t *testing.T) {
 		n, k   int
 		K, eps float64
 	}{{500, 2, 20, 3}, {768, 8, 17, 8}} {
-		r := rand.New(rand.NewPCG(uint64(c.n), 5))
-		var pv Preview
-		for i, f := range PreviewSpreads {
-			const reps = 32
-			got := 0.0
-			for range reps {
-				ratio, p := runsSDRatio(t, syntheticPoisson(t, c.n, c.k, f, c.K, r), c.k, c.eps, r)
-				got += ratio / reps
-				if pv.SDRatio == nil {
-					var ok bool
-					if pv, ok = p.Preview("poisson", c.n, true); !ok {
-						t.Fatal("no preview for Poisson regression with an intercept")
-					}
-				}
-			}
-			t.Logf("poisson n = %d, %d predictors, K = %v, ε = %v, spread %.2f: posterior/prior sd of the slopes %.4f, preview %.4f", c.n, c.k, c.K, c.eps, f, got, pv.SDRatio[i])
-			if math.Abs(got-pv.SDRatio[i]) > 0.2*got {
-				t.Errorf("poisson n = %d, spread %.2f: the runs give %.3f, the preview %.3f", c.n, f, got, pv.SDRatio[i])
-			}
-		}
+		previewAgainstRuns(t, "poisson", c.n, c.k, c.eps, 32, 0.2, rand.New(rand.NewPCG(uint64(c.n), 5)), func(f float64, r *rand.Rand) model.Model {
+			return syntheticPoisson(t, c.n, c.k, f, c.K, r)
+		})
 	}
 }
 

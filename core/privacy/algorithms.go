@@ -141,7 +141,8 @@ func gdpReport(mu1 float64, iters int, delta float64) (Report, error) {
 // test (Heikkilä et al. 2019): base RDP from Thm 2 (C = 2, α < b/5), the WBK
 // general subsampling bound (Cor. 2, eq. 22) with q = b/N, composition over
 // T, then the better of the improved and classic conversions over integer
-// orders 3…min(99, ⌈b/5⌉−1) (BarkerOrders). The classic value (the paper's) is returned too.
+// orders 3…min(99, ⌈b/5⌉−1) (BarkerOrders). The classic value (the
+// paper's) is returned too.
 func BarkerAccount(N, b, T int, delta float64) (best Report, classic Report, err error) {
 	if err := checkDelta(delta); err != nil {
 		return Report{}, Report{}, err

@@ -40,8 +40,9 @@
 // 2019). RDP is valid but not tight; the order grid only affects slack.
 //
 // PLD (privacy loss distributions, Koskela et al. 2020). For many
-// repetitions of one subsampled Gaussian (DP-SGLD, SGNHT, SGHMC), the distribution of the log-likelihood ratio between the outputs
-// on neighbouring data is discretised and convolved by FFT. It is nearly
+// repetitions of one subsampled Gaussian (DP-SGLD, SGNHT, SGHMC), the
+// distribution of the log-likelihood ratio between the outputs on
+// neighbouring data is discretised and convolved by FFT. It is nearly
 // tight and gives the smallest ε for subsampled Gaussians; its discretisation
 // is pessimistic by construction (see PLD). It checks its own numerical error
 // and fails rather than under-report, after which RDP is used and the report

@@ -197,6 +197,13 @@ func LinearNoiseSDNote(s string) string {
 	return "linear model: the outcome's noise sd σ = " + s + " (in the outcome's units) is public and known, not estimated; every interval's width depends on it"
 }
 
+// LinearNoiseSD returns the noise-sd option of a linear model's config as
+// given, whether it is given, and whether the model is linear.
+func LinearNoiseSD(c *Config) (sd string, given, linear bool) {
+	sd, given = c.Model.Options["noise-sd"]
+	return sd, given, strings.EqualFold(strings.TrimSpace(c.Model.Model), "linear")
+}
+
 // Validate checks the config without touching data.
 func (c *Config) Validate() error {
 	var errs []string
@@ -237,10 +244,8 @@ func (c *Config) Validate() error {
 		// for non-private runs.
 		add("scale auto keeps the prior in the user's units and is for non-private runs; a private run uses scale bounds (its default) or none")
 	}
-	if c.Privacy != nil && (c.Algorithm == Auto || IsPrivate(c.Algorithm)) && strings.EqualFold(strings.TrimSpace(c.Model.Model), "linear") {
-		if _, ok := c.Model.Options["noise-sd"]; !ok {
-			add("%s", LinearNoiseSDMissing)
-		}
+	if _, given, linear := LinearNoiseSD(c); linear && !given && c.Privacy != nil && (c.Algorithm == Auto || IsPrivate(c.Algorithm)) {
+		add("%s", LinearNoiseSDMissing)
 	}
 	if c.Algorithm == NoiseAware && strings.EqualFold(strings.TrimSpace(c.Model.Scale), model.ScaleNone) {
 		// Its release is of the statistics of the scaled predictors, and

@@ -172,7 +172,7 @@ func resolve(cfg *Config, m model.Model, n, d int) (*Config, *Plan, error) {
 	if b.Epsilon > LargeEpsilon {
 		p.Notes = append(p.Notes, LargeEpsilonNote(b.Epsilon))
 	}
-	if sd, ok := c.Model.Options["noise-sd"]; ok && strings.EqualFold(strings.TrimSpace(c.Model.Model), "linear") {
+	if sd, given, linear := LinearNoiseSD(&c); given && linear {
 		p.Notes = append(p.Notes, LinearNoiseSDNote(sd))
 	}
 	s := &c.Settings

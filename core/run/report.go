@@ -419,7 +419,7 @@ func NewReport(cfg *Config, n, d int, iterations []int, cancelled bool) (*Privac
 		}
 		r.Notes = append(r.Notes, "clip bounds are public (typed by the user or derived from the public column bounds); each row's contribution is clipped so its influence is bounded whatever its values")
 	}
-	if sd, ok := cfg.Model.Options["noise-sd"]; ok && strings.EqualFold(strings.TrimSpace(cfg.Model.Model), "linear") {
+	if sd, given, linear := LinearNoiseSD(cfg); given && linear {
 		r.Notes = append(r.Notes, LinearNoiseSDNote(sd))
 	}
 	if r.Epsilon > LargeEpsilon {
