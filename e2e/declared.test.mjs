@@ -60,18 +60,21 @@ function modelState(page) {
   });
 }
 
-/** Sets the same public inputs on a loaded file and waits for the plan (or its error). */
-async function declare(page, bounds) {
+/**
+ * Sets the same public inputs on a loaded file and waits for the plan (or
+ * its error, or a blocker matching blocked).
+ */
+async function declare(page, bounds, blocked = /^Cannot run/) {
   await page.getByTestId('model-select').selectOption('logistic');
   for (const [c, [lo, hi]] of Object.entries(bounds)) {
     await page.getByTestId(`bound-lo-${c}`).fill(String(lo));
     await page.getByTestId(`bound-hi-${c}`).fill(String(hi));
   }
   await setRun(page, { algorithm: 'dp-penalty', chains: 2, warmup: 20, draws: 30, seed: 4242 });
-  await page.waitForFunction(() => {
+  await page.waitForFunction((blocked) => {
     const plan = document.querySelector('[data-testid="plan"]').textContent;
-    return /planned ε/.test(plan) || /^Cannot run/.test(document.querySelector('[data-testid="run-blocker"]').textContent);
-  }, null, { timeout: 60000 });
+    return /planned ε/.test(plan) || blocked.test(document.querySelector('[data-testid="run-blocker"]').textContent);
+  }, blocked, { timeout: 60000 });
 }
 
 /** The pre-run exports: config.json and (when planned) privacy-planned.json. */
@@ -276,6 +279,70 @@ test('a semicolon file with decimal commas: the loader names the option, and wit
     assert.equal(JSON.parse(config.text).data.decimal_comma, true);
     assert.equal(await runToEnd(page), 'done');
     assert.match(await page.getByTestId('verdict').textContent(), /^Converged/);
+    await assertClean(page, rec);
+  } finally {
+    await context.close();
+  }
+});
+
+test('missing predictor cells: counted on screen only, replaced by declared values for every predictor, and the exports equal those of the complete file', { timeout: 240000 }, async () => {
+  const rows = baseRows();
+  const full = writeCSV('miss-full', ['x1', 'x2', 'y'], rows);
+  // Rows 3, 20, 37, … lose x1 (NA or empty): 12 cells.
+  const holes = writeCSV('miss-holes', ['x1', 'x2', 'y'], rows.map((r, i) => (i % 17 === 3 ? [i % 2 ? 'NA' : '', r[1], r[2]] : r)));
+  const noOutcome = writeCSV('miss-outcome', ['x1', 'x2', 'y'], rows.map((r, i) => (i === 50 ? [r[0], r[1], 'NA'] : r)));
+  const bounds = { x1: [-2, 2], x2: [0, 1] };
+  const got = [];
+  for (const file of [holes, full]) {
+    const { context, page, rec } = await h.open(DESKTOP);
+    try {
+      await load(page, file);
+      const info = await page.getByTestId('file-info').textContent();
+      if (file === holes) {
+        assert.match(info, /200 rows × 3 columns.* Missing cells \(counted on this device, never exported\): x1 12\./);
+        await declare(page, bounds, /x1 has missing cells \(step 3\): tick "Replace missing values"/);
+        assert.match(await page.getByTestId('missing-note').textContent(), /^Missing cells in x1 \(12\)/);
+        assert.equal(await page.getByTestId('export-config').isDisabled(), true);
+      } else {
+        assert.doesNotMatch(info, /Missing/);
+        await declare(page, bounds);
+      }
+      await page.getByTestId('impute-toggle').check();
+      // A value is asked for every predictor, missing cells or not.
+      assert.equal(await page.getByTestId('impute-x2').count(), 1);
+      assert.equal(await page.getByTestId('impute-y').count(), 0);
+      await page.getByTestId('impute-x1').fill('0');
+      if (file === holes) assert.match(await page.getByTestId('run-blocker').textContent(), /value for missing cells of every predictor \(step 3; missing: x2\)/);
+      await page.getByTestId('impute-x2').fill('0');
+      await page.waitForFunction(() => /planned ε/.test(document.querySelector('[data-testid="plan"]').textContent), null, { timeout: 60000 });
+      assert.equal(await page.getByTestId('run-blocker').textContent(), '');
+      assert.equal(await page.getByTestId('missing-note').isHidden(), true);
+      const ex = await exportsBeforeRun(page);
+      got.push(ex);
+      if (file === holes) {
+        assert.equal(await runToEnd(page), 'done');
+        assert.match(await page.getByTestId('privacy-statement').textContent(), /Missing values of the predictors, if any, were replaced by public values declared by the analyst \(x1 = 0, x2 = 0\), row by row/);
+        const [report] = await downloads(page, 'export-report');
+        assert.equal(report.text, ex.report, 'the report after the run equals the planned report');
+      }
+      await assertClean(page, rec);
+    } finally {
+      await context.close();
+    }
+  }
+  // The exports do not tell which file had missing cells, nor how many.
+  assert.equal(got[0].config, got[1].config, 'config.json');
+  assert.equal(got[0].report, got[1].report, 'privacy-planned.json');
+  const cfg = JSON.parse(got[0].config);
+  assert.deepEqual(cfg.data.impute, { x1: 0, x2: 0 });
+  assert.deepEqual(JSON.parse(got[0].report).missing_cells_replaced_by, { x1: 0, x2: 0 });
+
+  // A missing outcome cannot be replaced: the run is blocked and says why.
+  const { context, page, rec } = await h.open(DESKTOP);
+  try {
+    await load(page, noOutcome);
+    await page.getByTestId('model-select').selectOption('logistic');
+    assert.match(await page.getByTestId('run-blocker').textContent(), /The outcome y has 1 missing cell \(counted on this device, never exported\): remove those rows before loading the file/);
     await assertClean(page, rec);
   } finally {
     await context.close();

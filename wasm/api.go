@@ -99,6 +99,11 @@ type inspectResult struct {
 	Columns   []columnInfo `json:"columns"`
 	Rows      int          `json:"rows"`
 	Dropped   int          `json:"dropped"`
+	// Missing counts the missing cells of each numeric column that has
+	// any (a local diagnostic for the screen: never exported, never in a
+	// config). Rows with missing cells are kept and typed without them,
+	// so that the page can offer to replace them (run.DataSpec.Impute).
+	Missing map[string]int `json:"missing,omitempty"`
 	Delimiter string       `json:"delimiter"`
 	Bytes     int          `json:"bytes"`
 	Preview   [][]string   `json:"preview"`
@@ -142,6 +147,7 @@ func inspectSource(src source, o inspectOptions) inspectResult {
 	if o.Delimiter != "" {
 		opts.Delimiter = rune(o.Delimiter[0])
 	}
+	opts.Missing = dataset.MissingAsNaN
 	if o.DropMissing {
 		opts.Missing = dataset.MissingDropRows
 	}
@@ -186,7 +192,7 @@ func inspectSource(src source, o inspectOptions) inspectResult {
 		}
 		return res
 	}
-	res.Rows, res.Dropped = rep.Rows, rep.DroppedRows
+	res.Rows, res.Dropped, res.Missing = rep.Rows, rep.DroppedRows, rep.MissingCells
 	for i := range res.Columns {
 		if text[res.Columns[i].Name] {
 			continue
@@ -200,9 +206,13 @@ func inspectSource(src source, o inspectOptions) inspectResult {
 // columnType types column j of the row-major data with w columns (read in
 // place: a copy of every column would double the memory of a large file).
 func columnType(data []float64, w, j int) string {
-	binary, count := true, true
+	binary, count, seen := true, true, false
 	for k := j; k < len(data); k += w {
 		x := data[k]
+		if math.IsNaN(x) { // a missing cell (MissingAsNaN)
+			continue
+		}
+		seen = true
 		if x != 0 && x != 1 {
 			binary = false
 		}
@@ -212,6 +222,9 @@ func columnType(data []float64, w, j int) string {
 		if !binary && !count {
 			return "number"
 		}
+	}
+	if !seen {
+		return "number" // every cell missing
 	}
 	if binary {
 		return "binary"

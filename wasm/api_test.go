@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -60,6 +61,29 @@ func TestInspectErrors(t *testing.T) {
 	big := make([]byte, MaxBytes+1)
 	if r := inspect(big, inspectOptions{}); r.Error == nil || !strings.Contains(r.Error.Message, "up to 200 MB") {
 		t.Errorf("big file: %+v", r.Error)
+	}
+}
+
+// A file with missing cells loads for the screen: every row is kept, the
+// columns are typed from their other cells, and the missing cells are
+// counted per column, so that the page can ask for public values to put in
+// them (the run's data.impute) instead of refusing the file.
+func TestInspectMissingCells(t *testing.T) {
+	r := inspect([]byte("y,age,bmi,empty\n1,50,NA,\n0,,22.5,\n1,61,30,.\n"), inspectOptions{})
+	if r.Error != nil || r.Rows != 3 || r.Dropped != 0 {
+		t.Fatalf("%+v", r)
+	}
+	want := map[string]string{"y": "binary", "age": "count", "bmi": "number", "empty": "number"}
+	for _, c := range r.Columns {
+		if c.Type != want[c.Name] {
+			t.Errorf("%s typed %s, want %s", c.Name, c.Type, want[c.Name])
+		}
+	}
+	if !maps.Equal(r.Missing, map[string]int{"age": 1, "bmi": 1, "empty": 3}) {
+		t.Errorf("missing %v", r.Missing)
+	}
+	if r := inspect([]byte("a\n1\n"), inspectOptions{}); r.Missing != nil {
+		t.Errorf("no missing cells: %v", r.Missing)
 	}
 }
 

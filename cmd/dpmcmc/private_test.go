@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -250,5 +251,85 @@ func TestSamplePrintsForecast(t *testing.T) {
 		if bytes.Contains(b, []byte("forecast")) {
 			t.Errorf("%s carries the forecast", f)
 		}
+	}
+}
+
+// TestImputeMissingPredictors: a private run replaces a predictor's missing
+// cells by the declared public value and keeps every row (n is that of the
+// file), states the value in the report and the statement, and never the
+// count, which only stderr shows. Values that would be wrong are refused by
+// name: the outcome, a column that is not a predictor, a value outside the
+// public bound, mid without a bound.
+func TestImputeMissingPredictors(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(writeCohort(t, dir, 200, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(src)), "\n")
+	for i := 5; i < len(lines); i += 20 { // "y,age,bmi": blank the age of 10 rows
+		f := strings.Split(lines[i], ",")
+		f[1] = "NA"
+		lines[i] = strings.Join(f, ",")
+	}
+	data := filepath.Join(dir, "holes.csv")
+	if err := os.WriteFile(data, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "o.csv")
+	base := []string{"sample", "--data", data, "--model", "logistic", "--outcome", "y", "--out", out,
+		"--bound", "age=18:90", "--bound", "bmi=15:50", "--epsilon", "3", "--delta", "1e-5", "--seed", "2"}
+	code, _, stderr := runCLI(t, base...)
+	if code == 0 || !strings.Contains(stderr, `"age"`) || !strings.Contains(stderr, "--impute") {
+		t.Fatalf("without --impute: exit %d, %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, append(base, "--impute", "age=mid")...)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if !strings.Contains(stderr, "replaced 10 missing cells of age by 54") {
+		t.Errorf("stderr does not show the local count: %s", stderr)
+	}
+	var rep struct {
+		N         int                `json:"n"`
+		Imputed   map[string]float64 `json:"missing_cells_replaced_by"`
+		Statement string             `json:"statement"`
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "o.privacy.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.N != 200 || rep.Imputed["age"] != 54 || !strings.Contains(rep.Statement, "age = 54") {
+		t.Fatalf("report: n %d, imputed %v, statement %q", rep.N, rep.Imputed, rep.Statement)
+	}
+	for _, f := range []string{"o.csv", "o.privacy.json"} {
+		b, _ := os.ReadFile(filepath.Join(dir, f))
+		if bytes.Contains(b, []byte("10 missing")) || bytes.Contains(b, []byte("missing_count")) {
+			t.Errorf("%s carries the count of missing cells", f)
+		}
+	}
+	for _, tc := range []struct {
+		impute, want string
+	}{
+		{"y=0", "cannot be given a value"},
+		{"height=170", "not in the header"},
+		{"age=95", "outside its public bound"},
+		{"age=mid,bmi", "want COL=VALUE"},
+		{"age=old", "not a number"},
+	} {
+		code, _, stderr := runCLI(t, append(base, "--impute", tc.impute)...)
+		if code == 0 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("--impute %s: exit %d, stderr %q, want %q", tc.impute, code, stderr, tc.want)
+		}
+	}
+	if code, _, stderr := runCLI(t, append(base, "--predictors", "age", "--impute", "age=50,bmi=20")...); code == 0 || !strings.Contains(stderr, "not a predictor") {
+		t.Errorf("a column that is not a predictor: exit %d, %s", code, stderr)
+	}
+	noBound := slices.Delete(slices.Clone(base), 9, 11) // without --bound age=18:90
+	if code, _, stderr := runCLI(t, append(noBound, "--impute", "age=mid")...); code == 0 || !strings.Contains(stderr, "has no public bound") {
+		t.Errorf("mid without a bound: exit %d, %s", code, stderr)
 	}
 }

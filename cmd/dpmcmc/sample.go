@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -35,7 +36,7 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 // sampleFlags are the flags of `dpmcmc sample`; they fill a run.Config.
 type sampleFlags struct {
 	data, config, out, format, predictors string
-	bounds, modelOpts                     listFlag
+	bounds, modelOpts, impute             listFlag
 	noPrivacy, printConfig, saveWarmup    bool
 	quiet                                 bool
 	report, relation                      string
@@ -57,7 +58,8 @@ func (f *sampleFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.bounds, "bound", "public bound COL=LO:HI of a column (repeatable); values outside are clipped")
 	fs.Var(&f.modelOpts, "model-opt", "model option KEY=VALUE (repeatable), e.g. a=20, cov=FILE.csv")
 	fs.StringVar(&c.Data.Delimiter, "delimiter", "", "CSV delimiter: , ; or tab (default: detect)")
-	fs.BoolVar(&c.Data.DropMissing, "drop-missing", false, "drop rows with a missing value instead of stopping")
+	fs.Var(&f.impute, "impute", "COL=V (repeatable; COL=V,COL2=V2 too): replace the missing cells of predictor COL by the public value V, e.g. a typical value from the literature, never from these data (mid: the middle of COL's --bound). Every row is kept, so private runs allow it")
+	fs.BoolVar(&c.Data.DropMissing, "drop-missing", false, "drop rows with a missing value instead of stopping (non-private runs only)")
 	fs.BoolVar(&c.Data.DecimalComma, "decimal-comma", false, "numbers use a decimal comma (70,5), as in semicolon-separated files from many European locales; '.' is then refused in numbers")
 	fs.StringVar(&c.Algorithm, "algorithm", "", "sampler: auto (the recommended one; the default of a private run), "+strings.Join(run.Algorithms(), ", "))
 	fs.BoolVar(&f.noPrivacy, "no-privacy", false, "state that this run is not private (non-private algorithms only)")
@@ -168,6 +170,9 @@ func (f *sampleFlags) buildConfig(fs *flag.FlagSet) (*run.Config, error) {
 		for k, b := range bs {
 			cfg.Data.Bounds[k] = [2]float64{b.Lo, b.Hi}
 		}
+	}
+	if err := applyImpute(&cfg, f.impute); err != nil {
+		return nil, err
 	}
 	if set["init"] {
 		switch cfg.Init.Kind {
@@ -391,6 +396,11 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "loaded %s: %d rows × %d columns in %s\n", f.data, lrep.Rows, lrep.Columns, time.Since(start).Round(time.Millisecond))
 			if lrep.DroppedRows > 0 {
 				fmt.Fprintf(stderr, "dropped %d rows with missing values (not private, not exported)\n", lrep.DroppedRows)
+			}
+			for _, col := range slices.Sorted(maps.Keys(lrep.MissingCells)) {
+				if v, ok := cfg.Data.Impute[col]; ok {
+					fmt.Fprintf(stderr, "replaced %s of %s by %v (this count is not private and is not exported)\n", countNoun(lrep.MissingCells[col], "missing cell"), col, v)
+				}
 			}
 		}
 	}
@@ -710,4 +720,46 @@ func readMatrix(path string) ([][]float64, error) {
 		}
 	}
 	return out, nil
+}
+
+// applyImpute adds the --impute values (COL=V or COL=mid, several per flag
+// separated by commas) to cfg.Data.Impute; mid is the middle of COL's
+// public bound, which must then be given. The values are public: the
+// config, and so every export, states them.
+func applyImpute(cfg *run.Config, list []string) error {
+	for _, item := range list {
+		for _, kv := range strings.Split(item, ",") {
+			col, v, ok := strings.Cut(kv, "=")
+			col, v = strings.TrimSpace(col), strings.TrimSpace(v)
+			if !ok || col == "" || v == "" {
+				return fmt.Errorf("--impute %q: want COL=VALUE or COL=mid", kv)
+			}
+			var x float64
+			if strings.EqualFold(v, "mid") {
+				b, bounded := cfg.Data.Bounds[col]
+				if !bounded {
+					return fmt.Errorf("--impute %s=mid: %s has no public bound (give --bound %s=LO:HI, or a value)", col, col, col)
+				}
+				x = b[0] + (b[1]-b[0])/2
+			} else {
+				var err error
+				if x, err = strconv.ParseFloat(v, 64); err != nil {
+					return fmt.Errorf("--impute %s=%s: not a number (or mid)", col, v)
+				}
+			}
+			if cfg.Data.Impute == nil {
+				cfg.Data.Impute = map[string]float64{}
+			}
+			cfg.Data.Impute[col] = x
+		}
+	}
+	return nil
+}
+
+// countNoun is "1 missing cell", "2 missing cells".
+func countNoun(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

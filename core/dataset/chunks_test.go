@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -38,7 +39,7 @@ func chunksMatchLoad(t *testing.T, raw []byte, opts Options) {
 		if (err == nil) != (cerr == nil) || (err != nil && err.Error() != cerr.Error()) {
 			t.Fatalf("chunks of %d: error %v, Load: %v", size, cerr, err)
 		}
-		if (rep == nil) != (crep == nil) || (rep != nil && *rep != *crep) {
+		if (rep == nil) != (crep == nil) || (rep != nil && !reflect.DeepEqual(*rep, *crep)) {
 			t.Fatalf("chunks of %d: report %+v, Load: %+v", size, crep, rep)
 		}
 		if err != nil {

@@ -38,6 +38,8 @@
 //     ("1,5") only with Options.DecimalComma, and then no '.' in numbers;
 //   - missing values: empty cells and NA, NaN, N/A, null (any case) and ".".
 //     By default a missing value is an error naming its line and column;
+//     Options.Impute replaces the missing cells of named columns by public
+//     constants (row by row, so n does not change);
 //     Options.Missing = MissingDropRows drops such rows and reports only how
 //     many were dropped;
 //   - text categories only when the user names a mapping

@@ -19,6 +19,10 @@ const (
 	// that number is a local diagnostic: it depends on the private data and
 	// must never be exported.
 	MissingDropRows
+	// MissingAsNaN stores NaN for a missing value and keeps the row. It is
+	// for inspecting a file on screen (which columns have missing cells,
+	// LoadReport.MissingCells); no sampler accepts NaN.
+	MissingAsNaN
 )
 
 func (p MissingPolicy) String() string {
@@ -27,6 +31,8 @@ func (p MissingPolicy) String() string {
 		return "error"
 	case MissingDropRows:
 		return "drop-rows"
+	case MissingAsNaN:
+		return "as-nan"
 	}
 	return fmt.Sprintf("MissingPolicy(%d)", int(p))
 }
@@ -44,6 +50,15 @@ type Options struct {
 	// Missing is the missing-value policy. Missing values are empty cells
 	// and the tokens NA, NaN, N/A, null (any case) and ".".
 	Missing MissingPolicy
+
+	// Impute replaces a missing value of a named column by a constant,
+	// e.g. {"insulin": 80}, before the policy above applies to the other
+	// columns. The map is applied to each row on its own and keeps every
+	// row, so two files that differ in one row still differ in one row
+	// and the number of rows does not depend on which cells are missing:
+	// with a public constant this is safe for private runs (unlike
+	// MissingDropRows). Values must be finite.
+	Impute map[string]float64
 
 	// Columns, when non-nil, loads only these columns, in this order; other
 	// columns are split off their lines (so a row must still have as many
@@ -74,16 +89,20 @@ type Options struct {
 // LoadReport describes a load. Rows and DroppedRows depend on the private
 // data: they are local diagnostics to show on screen, never to export.
 type LoadReport struct {
-	Rows        int   // rows loaded
-	Columns     int   // columns loaded (Options.Columns, or all)
-	DroppedRows int   // rows dropped for missing values (MissingDropRows)
-	Delimiter   rune  // the delimiter used (detected or given)
-	Bytes       int64 // bytes read from the source
+	Rows        int // rows loaded
+	Columns     int // columns loaded (Options.Columns, or all)
+	DroppedRows int // rows dropped for missing values (MissingDropRows)
+	// MissingCells counts the missing cells of each loaded column that has
+	// any, whatever the policy did with them (imputed, dropped, stored as
+	// NaN); nil when there were none.
+	MissingCells map[string]int
+	Delimiter    rune  // the delimiter used (detected or given)
+	Bytes        int64 // bytes read from the source
 }
 
 func (o *Options) validate() error {
 	switch o.Missing {
-	case MissingError, MissingDropRows:
+	case MissingError, MissingDropRows, MissingAsNaN:
 	default:
 		return errorf(ErrOptions, fmt.Sprintf("unknown missing-value policy %d", int(o.Missing)))
 	}
@@ -106,6 +125,11 @@ func (o *Options) validate() error {
 				return errorf(ErrOptions, fmt.Sprintf("column %q selected twice", c))
 			}
 			seen[c] = true
+		}
+	}
+	for col, v := range o.Impute {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return errorf(ErrOptions, fmt.Sprintf("the value replacing missing cells of column %q is %v (must be finite)", col, v))
 		}
 	}
 	for col, m := range o.Categories {

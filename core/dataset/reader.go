@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -40,6 +41,9 @@ type Reader struct {
 	fileCol []int                // output column -> file column
 	cats    []map[string]float64 // per output column, nil when not mapped
 	catKeys [][]string           // per output column, sorted keys for messages
+	impute  []float64            // per output column, the value of a missing cell
+	imputed []bool               // per output column, whether impute applies
+	missing []int                // per output column, missing cells seen
 	colOf   map[string]int       // header name -> file column
 	hline   int                  // line of the header
 	fastOut []int                // per file column: output column, -1 skipped, -2 mapped
@@ -342,6 +346,21 @@ func (r *Reader) setHeader() error {
 			r.catKeys[k] = keys
 		}
 	}
+	r.impute = make([]float64, len(r.names))
+	r.imputed = make([]bool, len(r.names))
+	r.missing = make([]int, len(r.names))
+	for col, v := range r.opts.Impute {
+		j, ok := r.colOf[col]
+		if !ok {
+			return &ParseError{Line: r.flines[0], ColumnName: col,
+				Err: errorf(ErrUnknownColumn, "has a value for missing cells but is not in the header; the columns are "+listNames(r.header))}
+		}
+		for k, fc := range r.fileCol {
+			if fc == j {
+				r.impute[k], r.imputed[k] = v, true
+			}
+		}
+	}
 	r.row = make([]float64, len(r.names))
 	r.fastOut = make([]int, len(r.header))
 	for j := range r.fastOut {
@@ -441,7 +460,16 @@ func (r *Reader) Line() int { return r.rowLine }
 // it describes the whole load. Its counts are local diagnostics (see
 // LoadReport).
 func (r *Reader) Report() LoadReport {
-	return LoadReport{Rows: r.rows, Columns: len(r.names), DroppedRows: r.dropped, Delimiter: rune(r.delim), Bytes: r.bytes}
+	rep := LoadReport{Rows: r.rows, Columns: len(r.names), DroppedRows: r.dropped, Delimiter: rune(r.delim), Bytes: r.bytes}
+	for k, m := range r.missing {
+		if m > 0 {
+			if rep.MissingCells == nil {
+				rep.MissingCells = map[string]int{}
+			}
+			rep.MissingCells[r.names[k]] = m
+		}
+	}
+	return rep
 }
 
 // Next returns the next row of values (one per loaded column, in output
@@ -514,14 +542,20 @@ func (r *Reader) slowCell(k, fc int, tok []byte) (v float64, missing bool, err e
 		return &ParseError{Line: r.flines[fc], Column: fc + 1, ColumnName: r.header[fc], Err: e}
 	}
 	if len(tok) == 0 || isMissingToken(tok) {
-		if r.opts.Missing == MissingDropRows {
+		r.missing[k]++
+		switch {
+		case r.imputed[k]:
+			return r.impute[k], false, nil
+		case r.opts.Missing == MissingDropRows:
 			return 0, true, nil
+		case r.opts.Missing == MissingAsNaN:
+			return math.NaN(), false, nil
 		}
 		what := "empty cell"
 		if len(tok) > 0 {
 			what = quoteCell(tok)
 		}
-		return 0, false, pe(errorf(ErrMissing, "missing value ("+what+"); remove or fill it, or choose to drop rows with missing values (dpmcmc: --drop-missing; non-private runs only)"))
+		return 0, false, pe(errorf(ErrMissing, "missing value ("+what+"); "+MissingAdvice))
 	}
 	if m := r.cats[k]; m != nil {
 		if v, ok := m[string(tok)]; ok {

@@ -8,7 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -48,6 +50,13 @@ type DataSpec struct {
 	// DropMissing drops rows with a missing value in a used column instead
 	// of stopping with an error.
 	DropMissing bool `json:"drop_missing,omitempty"`
+	// Impute replaces the missing cells of named predictor columns by
+	// public constants typed by the analyst (e.g. {"insulin": 80}, a
+	// typical value from the literature, never from these data). Each row
+	// is mapped on its own and every row is kept, so n stays public and a
+	// neighbouring file stays neighbouring: allowed in private runs. The
+	// value must lie within the column's public bound.
+	Impute map[string]float64 `json:"impute,omitempty"`
 	// Categories maps text categories of named columns to numbers, e.g.
 	// {"diagnosis": {"M": 1, "B": 0}}.
 	Categories map[string]map[string]float64 `json:"categories,omitempty"`
@@ -197,6 +206,12 @@ func LinearNoiseSDNote(s string) string {
 	return "linear model: the outcome's noise sd σ = " + s + " (in the outcome's units) is public and known, not estimated; every interval's width depends on it"
 }
 
+// ImputeOutcomeRefusal is the refusal of a value for the outcome's missing
+// cells: a constant outcome would be fitted as if observed.
+func ImputeOutcomeRefusal(col string) string {
+	return fmt.Sprintf("the outcome %q cannot be given a value for its missing cells: a made-up outcome would be fitted as if it had been observed; remove the rows whose outcome is missing before loading the file", col)
+}
+
 // LinearNoiseSD returns the noise-sd option of a linear model's config as
 // given, whether it is given, and whether the model is linear.
 func LinearNoiseSD(c *Config) (sd string, given, linear bool) {
@@ -252,6 +267,20 @@ func (c *Config) Validate() error {
 		// its prior is on their coefficients: the run could not be what
 		// the config says.
 		add("noise-aware always samples the coefficients of the predictors scaled to [-1, 1] by their public bounds (its release is of the scaled statistics): leave scale unset or set it to bounds; scale none is for the per-iteration samplers")
+	}
+	for _, col := range slices.Sorted(maps.Keys(c.Data.Impute)) {
+		v := c.Data.Impute[col]
+		b, bounded := c.Data.Bounds[col]
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0):
+			add("the value for missing cells of %q must be a finite number (got %v)", col, v)
+		case col == c.Model.Outcome && c.Model.Outcome != "":
+			add("%s", ImputeOutcomeRefusal(col))
+		case len(c.Model.Predictors) > 0 && !slices.Contains(c.Model.Predictors, col):
+			add("a value for missing cells is given for %q, which is not a predictor of the model (predictors: %s)", col, strings.Join(c.Model.Predictors, ", "))
+		case bounded && !(b[0] <= v && v <= b[1]):
+			add("the value for missing cells of %q, %v, lies outside its public bound %v:%v", col, v, b[0], b[1])
+		}
 	}
 	switch c.Data.Delimiter {
 	case "", ",", ";", "\t":
@@ -336,7 +365,7 @@ func (c *Config) Validate() error {
 // LoadOptions are the dataset options the config implies: only the columns
 // the model uses are parsed.
 func (c *Config) LoadOptions() dataset.Options {
-	o := dataset.Options{Categories: c.Data.Categories, DecimalComma: c.Data.DecimalComma}
+	o := dataset.Options{Categories: c.Data.Categories, DecimalComma: c.Data.DecimalComma, Impute: c.Data.Impute}
 	if c.Data.DropMissing {
 		o.Missing = dataset.MissingDropRows
 	}

@@ -115,11 +115,14 @@ func TestPrepareStreamEqualsPrepare(t *testing.T) {
 			Data: DataSpec{Bounds: bounds}, Algorithm: "mala", Chains: 1, Warmup: 5, Draws: 5, Seed: 6},
 		"drop-missing": {Model: model.Spec{Model: "logistic", Outcome: "y", Predictors: []string{"x1", "x2"}},
 			Data: DataSpec{DropMissing: true}, Algorithm: "mh", Chains: 1, Warmup: 5, Draws: 5, Seed: 7},
+		"impute-dp-penalty": {Model: model.Spec{Model: "logistic", Outcome: "y", Predictors: []string{"x1", "x2"}},
+			Data: DataSpec{Bounds: bounds, Impute: map[string]float64{"x2": 0.25}}, Algorithm: "dp-penalty", Chains: 1, Warmup: 5, Draws: 5, Seed: 8,
+			Privacy: &Budget{Epsilon: 1, Delta: 1e-6}},
 	}
 	for name, cfg := range cfgs {
 		t.Run(name, func(t *testing.T) {
 			path := full
-			if cfg.Data.DropMissing {
+			if cfg.Data.DropMissing || cfg.Data.Impute != nil {
 				path = holes
 			}
 			tp, sp, terr, serr := prepareBoth(t, path, cfg)

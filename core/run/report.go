@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,6 +32,10 @@ type PrivacyReport struct {
 	Unit     string `json:"unit_of_privacy"`
 	// Bounds are the public column bounds the data were clipped to.
 	Bounds map[string][2]float64 `json:"public_bounds"`
+	// Imputed are the public values that replaced missing cells of
+	// predictor columns (DataSpec.Impute), row by row: n is unchanged.
+	// Which cells or how many were missing is never reported.
+	Imputed map[string]float64 `json:"missing_cells_replaced_by,omitempty"`
 	// Mechanism describes the noise and clipping of one iteration.
 	Mechanism string `json:"mechanism"`
 	// Settings are the sampler's privacy-relevant settings (clip bounds,
@@ -143,6 +149,9 @@ func (r *PrivacyReport) ReportLines() []string {
 		b := r.Bounds[k]
 		lines = append(lines, fmt.Sprintf("  public bound %s = [%s, %s]", sanitize(k), fmtFloat(b[0]), fmtFloat(b[1])))
 	}
+	for _, k := range slices.Sorted(maps.Keys(r.Imputed)) {
+		lines = append(lines, fmt.Sprintf("  missing cells of %s replaced by %s", sanitize(k), fmtFloat(r.Imputed[k])))
+	}
 	lines = append(lines, "  seed_policy = "+r.SeedPolicy)
 	for _, n := range r.Notes {
 		lines = append(lines, "  note = "+n)
@@ -238,6 +247,14 @@ func statement(r *PrivacyReport) string {
 	if len(r.Bounds) > 0 {
 		s += " Data were clipped to public bounds, declared by the analyst as chosen from public knowledge (e.g. the study protocol), not from the data."
 	}
+	if len(r.Imputed) > 0 {
+		cols := slices.Sorted(maps.Keys(r.Imputed))
+		vals := make([]string, len(cols))
+		for i, c := range cols {
+			vals[i] = sanitize(c) + " = " + fmtFloat(r.Imputed[c])
+		}
+		s += " Missing values of the predictors, if any, were replaced by public values declared by the analyst (" + strings.Join(vals, ", ") + "), row by row: no row was dropped, so the guarantee covers every row of the file."
+	}
 	if rng.FixedTestKey {
 		s += " TEST BUILD: the privacy noise came from a fixed, published test key, so these draws are not private."
 	}
@@ -302,7 +319,7 @@ func NewReport(cfg *Config, n, d int, iterations []int, cancelled bool) (*Privac
 	r := &PrivacyReport{
 		Tool: "dpmcmc", Algorithm: cfg.Algorithm, Model: cfg.Model.Model, N: n,
 		Relation: rel, Unit: "one row of the dataset: one patient or record",
-		Bounds: cfg.Data.Bounds, EpsilonBudget: b.Epsilon, DeltaBudget: b.Delta,
+		Bounds: cfg.Data.Bounds, Imputed: cfg.Data.Impute, EpsilonBudget: b.Epsilon, DeltaBudget: b.Delta,
 		Delta: b.Delta, Chains: cfg.Chains, Iterations: append([]int(nil), iterations...),
 		Warmup: cfg.Warmup, PlannedPerRun: cfg.Warmup + cfg.Draws, Cancelled: cancelled,
 		SeedPolicy: seedPolicy(),

@@ -70,7 +70,7 @@ func prepareModel(cfg *Config, m model.Model, names []string, clipped dataset.Cl
 		return nil, fmt.Errorf("algorithm %s is private: give a budget (epsilon and delta)", cfg.Algorithm)
 	}
 	if IsPrivate(cfg.Algorithm) && cfg.Data.DropMissing {
-		return nil, errors.New("drop_missing cannot be used with a private algorithm: dropping rows with missing values makes the number of rows depend on the data, while the privacy guarantee treats n as public; remove or impute incomplete rows before loading")
+		return nil, errors.New("drop_missing cannot be used with a private algorithm: dropping rows with missing values makes the number of rows depend on the data, while the privacy guarantee treats n as public; replace a predictor's missing cells by a public value instead (--impute COL=V, the config's data.impute), which keeps every row, or remove incomplete rows before loading")
 	}
 	if !IsPrivate(cfg.Algorithm) && cfg.Privacy != nil {
 		return nil, fmt.Errorf("algorithm %s is not private: it cannot spend a privacy budget (choose a dp-* algorithm, or run without one)", cfg.Algorithm)

@@ -77,6 +77,7 @@ export class App {
       this.renderPredictors(null);
       this.update();
     });
+    $('impute-toggle').addEventListener('change', () => this.update());
     for (const side of ['lo', 'hi']) {
       const i = $(`outcome-${side}-input`);
       i.addEventListener('input', () => {
@@ -159,6 +160,8 @@ export class App {
     if (!this.sessions.has(key)) this.sessions.set(key, { runs: 0, epsilon: 0, delta: 0 });
     this.session = this.sessions.get(key);
     this.bounds = {};
+    // Values declared for the predictors' missing cells (step 3).
+    this.impute = {};
     if (demo) for (const c of DEMO_COLUMNS) this.bounds[c.name] = { lo: String(c.lo), hi: String(c.hi) };
     fill($('predictors'));
     fill($('bounds-table').querySelector('tbody'));
@@ -188,7 +191,7 @@ export class App {
     const cols = info.columns;
     $('file-info').textContent = info.error
       ? `${file.name}: ${cols.length} columns; the file could not be loaded.`
-      : `${file.name}${this.demo ? ' (built-in demo: a synthetic cohort)' : ''}: ${fmtInt(info.rows)} rows × ${cols.length} columns, ${delimName(info.delimiter)}-separated. The preview below is shown on this screen only.`;
+      : `${file.name}${this.demo ? ' (built-in demo: a synthetic cohort)' : ''}: ${fmtInt(info.rows)} rows × ${cols.length} columns, ${delimName(info.delimiter)}-separated.${missingText(info.missing)} The preview below is shown on this screen only.`;
     const table = $('preview');
     if (cols.length === 0) {
       table.hidden = true;
@@ -290,10 +293,12 @@ export class App {
 
   renderBounds(used) {
     const body = $('bounds-table').querySelector('tbody');
-    const key = JSON.stringify([used, this.family()]);
+    const imputing = $('impute-toggle').checked;
+    const key = JSON.stringify([used, this.family(), imputing]);
     if (body.dataset.key === key) return;
     body.dataset.key = key;
     const outcome = used[0];
+    $('bounds-table').querySelector('th.impute-col').hidden = !imputing;
     const rows = used.map((name) => {
       const fixed = name === outcome ? DECLARATIONS[this.family()]?.fixed ?? {} : {};
       const mk = (side) => {
@@ -310,7 +315,22 @@ export class App {
         const d = DECLARATIONS[this.family()];
         help = d ? `outcome, declared ${d.what}${'hi' in fixed ? ': nothing to type' : this.family() === 'poisson' ? ': type K' : ''}${demoCol ? ` (${demoCol.units})` : ''}` : 'outcome: declare its type in step 2';
       }
-      const tr = el('tr', {}, el('th', { scope: 'row', text: name }), el('td', {}, mk('lo')), el('td', {}, mk('hi')), el('td', { class: 'help', text: help }));
+      // The value for a predictor's missing cells: asked for every used
+      // predictor when the option is on, whether or not its cells are
+      // missing, so that the configuration does not tell which are.
+      let impute = null;
+      if (imputing) {
+        impute = el('td');
+        if (name !== outcome) {
+          const i = el('input', { type: 'number', step: 'any', testid: `impute-${name}`, 'aria-label': `value for the missing cells of ${name}`, value: this.impute[name] ?? '' });
+          i.addEventListener('input', () => {
+            this.impute[name] = i.value;
+            this.update();
+          });
+          impute.append(i);
+        }
+      }
+      const tr = el('tr', {}, el('th', { scope: 'row', text: name }), el('td', {}, mk('lo')), el('td', {}, mk('hi')), impute, el('td', { class: 'help', text: help }));
       tr.dataset.column = name;
       return tr;
     });
@@ -322,7 +342,7 @@ export class App {
 
   /** Puts the bounds' values in their inputs (the outcome's appear twice). */
   syncBounds() {
-    for (const i of $('bounds-table').querySelectorAll('input')) {
+    for (const i of $('bounds-table').querySelectorAll('input[data-testid^="bound-"]')) {
       const [, side, ...rest] = i.dataset.testid.split('-');
       const v = this.boundOf(rest.join('-'))[side];
       if (document.activeElement !== i && i.value !== v) i.value = v;
@@ -397,6 +417,41 @@ export class App {
     return this.algorithms.find((a) => a.name === $('algorithm-select').value);
   }
 
+  /**
+   * The declared values for the predictors' missing cells, {col: number},
+   * or null when the option is off. Every used predictor's value is
+   * included once typed, missing cells or not (the config must not tell
+   * which columns have them).
+   */
+  imputeValues(preds) {
+    if (!$('impute-toggle').checked) return null;
+    const out = {};
+    for (const c of preds) {
+      const v = this.impute[c] ?? '';
+      if (v !== '' && Number.isFinite(Number(v))) out[c] = Number(v);
+    }
+    return Object.keys(out).length ? out : null;
+  }
+
+  /**
+   * Why the file's missing cells stop a run (local: the counts stay on
+   * this screen), or ''. A missing outcome cannot be replaced; a missing
+   * predictor needs the option and a value for every predictor.
+   */
+  missingBlocker(outcome, preds) {
+    const miss = this.info.missing ?? {};
+    const note = $('missing-note');
+    const withMissing = preds.filter((c) => miss[c] > 0);
+    note.hidden = withMissing.length === 0 || $('impute-toggle').checked;
+    note.textContent = note.hidden ? '' : `Missing cells in ${withMissing.map((c) => `${c} (${fmtInt(miss[c])})`).join(', ')} (counted on this device, never exported): tick "Replace missing values" above and type a value for each predictor, or untick those predictors.`;
+    if (miss[outcome] > 0) return `The outcome ${outcome} has ${fmtInt(miss[outcome])} missing ${miss[outcome] === 1 ? 'cell' : 'cells'} (counted on this device, never exported): remove those rows before loading the file. A made-up outcome would be fitted as if it had been observed.`;
+    if (withMissing.length === 0) return '';
+    if (!$('impute-toggle').checked) return `${withMissing.join(', ')} ${withMissing.length === 1 ? 'has' : 'have'} missing cells (step 3): tick "Replace missing values" and type a public value for each predictor, or untick ${withMissing.length === 1 ? 'it' : 'them'} in step 2.`;
+    const untyped = preds.filter((c) => !((this.impute[c] ?? '') !== '' && Number.isFinite(Number(this.impute[c]))));
+    if (untyped.length) return `Type the value for missing cells of every predictor (step 3; missing: ${untyped.join(', ')}): a typical value from public knowledge, within its bound. Every predictor gets one, so that the configuration does not tell which columns have missing cells.`;
+    return '';
+  }
+
   // ---- config and plan --------------------------------------------------
 
   /** The run config (public settings only), as core/run.Config JSON. */
@@ -449,6 +504,8 @@ export class App {
       if (init === 'dp-map' && Number.isFinite(share) && share > 0) cfg.init.share = share;
     }
     if (Object.keys(bounds).length) cfg.data.bounds = bounds;
+    const impute = this.imputeValues(preds);
+    if (impute) cfg.data.impute = impute;
     // A non-private regression run may sample on the predictors scaled by
     // their public bounds with the prior kept in the user's units (scale
     // auto: the same posterior, far better conditioned for raw
@@ -479,8 +536,10 @@ export class App {
     const eps = cfg.privacy?.epsilon;
     const delta = cfg.privacy?.delta;
     const missing = used.filter((c) => boundPair(this.boundOf(c)) === null);
+    const missingBlock = this.missingBlocker(outcome, preds);
     if (!this.family()) blocker = `Declare what the outcome ${outcome} is (step 2): 0/1, a count 0…K or a number LO…HI.`;
     else if (preds.length === 0) blocker = 'Choose at least one predictor.';
+    else if (missingBlock) blocker = missingBlock;
     else if (this.family() === 'linear' && !cfg.model.options?.['noise-sd']) blocker = `Type the noise sd of ${outcome} (step 2), a positive number in its units: the linear model treats it as known, and every interval's width depends on it. Take it from what is publicly known (the measurement's known error, the literature), not from these data.`;
     else if ($('prior-input').value !== '' && !(Number($('prior-input').value) > 0 && Number.isFinite(Number($('prior-input').value)))) blocker = 'The prior scale must be a positive number (or empty for the default).';
     else if (!(cfg.chains >= 1 && cfg.chains <= POOL_SIZE)) blocker = `Chains must be between 1 and ${POOL_SIZE}.`;
@@ -934,4 +993,11 @@ function planText(p, sharedRelease) {
   t += sharedRelease ? '. The budget is spent once, by the release; every draw after it is free.' : '. Every iteration counts, warmup included.';
   for (const n of p.notes ?? []) t += ` Note: ${n}.`;
   return t;
+}
+
+/** The file line's note of missing cells (local only), or ''. */
+function missingText(missing) {
+  const cols = Object.keys(missing ?? {});
+  if (!cols.length) return '';
+  return ` Missing cells (counted on this device, never exported): ${cols.map((c) => `${c} ${fmtInt(missing[c])}`).join(', ')}.`;
 }
