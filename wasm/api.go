@@ -96,18 +96,18 @@ type columnInfo struct {
 
 // inspectResult is what the page shows after loading a file.
 type inspectResult struct {
-	Columns   []columnInfo `json:"columns"`
-	Rows      int          `json:"rows"`
-	Dropped   int          `json:"dropped"`
+	Columns []columnInfo `json:"columns"`
+	Rows    int          `json:"rows"`
+	Dropped int          `json:"dropped"`
 	// Missing counts the missing cells of each numeric column that has
 	// any (a local diagnostic for the screen: never exported, never in a
 	// config). Rows with missing cells are kept and typed without them,
 	// so that the page can offer to replace them (run.DataSpec.Impute).
-	Missing map[string]int `json:"missing,omitempty"`
-	Delimiter string       `json:"delimiter"`
-	Bytes     int          `json:"bytes"`
-	Preview   [][]string   `json:"preview"`
-	Error     *apiError    `json:"error,omitempty"`
+	Missing   map[string]int `json:"missing,omitempty"`
+	Delimiter string         `json:"delimiter"`
+	Bytes     int            `json:"bytes"`
+	Preview   [][]string     `json:"preview"`
+	Error     *apiError      `json:"error,omitempty"`
 }
 
 // source is a CSV the engine reads: bytes already in Go (tests, Node), or a
