@@ -7,13 +7,16 @@
 //   - embed.html is frameable by the configured documentation origin only,
 //     the app never;
 //   - offline: after a first load, embed.html reloads and runs with the
-//     network off (the service worker, site/sw.js).
+//     network off (the service worker, site/sw.js), also for two
+//     deployments under sub-paths of one origin on a host that redirects
+//     x.html to x (as Cloudflare Pages does).
 //
 // Needs make build (bin/dpmcmc, build/site) and Chromium: node --test e2e/
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, mkdirSync, copyFileSync } from 'node:fs';
+import { readFileSync, mkdirSync, copyFileSync, existsSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
 import path from 'node:path';
 import {
   root, siteDir, startServe, stopChild, startPages, launch, recordedContext, violations, runEmbed, assertNoErrors,
@@ -167,5 +170,61 @@ test('offline: the app reloads with the network off after a first load, and runs
     assertNoErrors(rec);
   } finally {
     await context.close();
+  }
+});
+
+/**
+ * A static host that serves the site under /a/ and /b/ and drops ".html" as
+ * Cloudflare Pages does: x.html answers 308 to x, x serves x.html, and
+ * index.html answers 308 to its directory.
+ */
+function startPrettyHost() {
+  const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.csv': 'text/csv', '.wasm': 'application/wasm' };
+  const server = createServer((req, res) => {
+    const u = new URL(req.url, 'http://x');
+    const m = /^\/(a|b)(\/.*)$/.exec(decodeURIComponent(u.pathname));
+    if (!m) return res.writeHead(404).end();
+    const [, site, p] = m;
+    if (p.endsWith('.html')) {
+      res.writeHead(308, { Location: `/${site}${p.endsWith('/index.html') ? p.slice(0, -10) : p.slice(0, -5)}${u.search}` }).end();
+      return;
+    }
+    let f = path.join(siteDir, p);
+    if (p.endsWith('/')) f = path.join(f, 'index.html');
+    else if (!path.extname(p) && existsSync(`${f}.html`)) f += '.html';
+    if (!f.startsWith(siteDir) || !existsSync(f) || statSync(f).isDirectory()) return res.writeHead(404).end();
+    res.writeHead(200, { 'Content-Type': types[path.extname(f)] ?? 'application/octet-stream', 'Cache-Control': 'no-cache' }).end(readFileSync(f));
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}` })));
+}
+
+test('offline: two deployments under sub-paths of one origin, on a host that drops ".html", both reload with the network off', { timeout: 150000 }, async () => {
+  const host = await startPrettyHost();
+  const { context, rec } = await recordedContext(browser);
+  try {
+    const page = await context.newPage();
+    for (const site of ['a', 'b']) {
+      await page.goto(`${host.url}/${site}/embed.html?demo=gaussian&algorithm=dp-penalty`);
+      assert.equal(new URL(page.url()).pathname, `/${site}/embed`, 'the host dropped .html');
+      await page.waitForSelector('html[data-ready="true"]', { timeout: 60000 });
+      assert.equal(await page.evaluate(() => document.documentElement.dataset.offline), 'ready', `/${site}/: service worker installed`);
+    }
+    // One cache per deployment: installing /b/ kept /a/'s.
+    const names = await page.evaluate(async () => (await caches.keys()).sort());
+    assert.equal(names.length, 2, `caches: ${names}`);
+    await context.setOffline(true);
+    for (const u of ['/a/embed?demo=gaussian&algorithm=dp-penalty', '/a/embed.html?demo=gaussian', '/b/embed?demo=gaussian', '/a/', '/b/']) {
+      await page.goto(`${host.url}${u}`);
+      await page.waitForSelector('html[data-ready="true"]', { timeout: 60000 });
+    }
+    await page.goto(`${host.url}/a/embed?demo=gaussian&algorithm=dp-penalty&epsilon=3`);
+    await page.waitForSelector('html[data-ready="true"]', { timeout: 60000 });
+    const r = await runEmbed(page.mainFrame());
+    assert.equal(r.state, 'done', r.text);
+    assert.deepEqual(await violations(page), [], 'CSP violations');
+    assertNoErrors(rec);
+  } finally {
+    await context.close();
+    host.server.close();
   }
 });

@@ -173,6 +173,10 @@ test('embed: algorithm=noise-aware and algorithm=auto run on the logistic demo; 
     ['demo=banana&algorithm=auto&epsilon=2', 'auto', 'dp-hmc', /^Done: auto: dp-hmc · 400 \/ 400 iterations · ε = 2 · acceptance /],
     // noise-aware is for regressions: on the banana the URL falls back to auto.
     ['demo=banana&algorithm=noise-aware&epsilon=2', 'auto', 'dp-hmc', /^Done: auto: dp-hmc · /],
+    // The Gaussian demo's chains cannot move far enough: the forecast says
+    // so before the run (the model's posterior sd is public), and the end
+    // of the run repeats it. Names are read case-insensitively.
+    ['demo=Gaussian&algorithm=DP-HMC&epsilon=2', 'dp-hmc', 'dp-hmc', /^Done: 400 \/ 400 iterations · ε = 2 · acceptance .*\. Not converged, as forecast: the chains could not move far enough at this ε, so these draws show where they started, not the posterior\.$/],
   ]) {
     const { context, page, errors } = await openEmbed(query);
     try {
@@ -180,20 +184,48 @@ test('embed: algorithm=noise-aware and algorithm=auto run on the logistic demo; 
       assert.equal(await sel.inputValue(), select, query);
       assert.equal(await sel.getAttribute('data-recommended'), runs, query);
       assert.equal(await sel.locator('option[value="auto"]').textContent(), `recommended (${runs})`);
-      assert.equal(await sel.locator('option[value="noise-aware"]').isDisabled(), query.includes('banana'), query);
+      assert.equal(await sel.locator('option[value="noise-aware"]').isDisabled(), !query.includes('logistic'), query);
       if (query.includes('logistic')) {
         // The plotted parameters are the two slopes.
         assert.equal(await page.getByTestId('trace-caption').textContent(), 'Trace of θ2');
         assert.equal(await page.getByTestId('pair-caption').textContent(), 'Draws of (θ2, θ3)');
       }
+      // The engine's forecast, from public inputs, before any run.
+      const forecast = page.getByTestId('forecast');
+      assert.equal(await forecast.isHidden(), false, query);
+      const wontMix = query.includes('Gaussian');
+      assert.equal(await forecast.getAttribute('data-will-mix'), String(!wontMix), query);
+      assert.match(await forecast.textContent(), wontMix ? /^Mixing forecast: .*they will not converge; use a larger ε \(about \d+\)\.$/ : query.includes('logistic') ? /^Forecast: private releases/ : /^Mixing forecast: each chain can move at most/, query);
+      // Said in the frame: noise-aware on the banana runs the recommended algorithm.
+      const fallback = query.includes('banana&algorithm=noise-aware');
+      assert.equal(await page.getByTestId('params-note').isHidden(), !fallback, query);
+      if (fallback) assert.equal(await page.getByTestId('params-note').textContent(), 'Embed parameters: noise-aware is for the logistic demo: running the recommended algorithm.');
+      assert.match(await page.getByTestId('version').textContent(), /^dpmcmc \S+\.$/);
       const r = await runEmbedToEnd(page);
       assert.equal(r.state, 'done', `${query}: ${r.text}`);
       assert.match(r.text, text, query);
+      assert.equal(await page.getByTestId('progress').evaluate((e) => e.classList.contains('warn')), wontMix, query);
       assert.deepEqual(await page.evaluate(() => window.__cspViolations), [], `${query}: CSP violations`);
       assert.deepEqual(errors, [], `${query}: page errors`);
     } finally {
       await context.close();
     }
+  }
+});
+
+test('embed: parameters it cannot use are named in the frame, with what runs instead', { timeout: 60000 }, async () => {
+  const { context, page, errors } = await openEmbed('demo=foo&algorithm=bar&epsilon=0.01&chains=4&autorun=true');
+  try {
+    assert.equal(await page.getByTestId('title').textContent(), 'dpmcmc · banana posterior');
+    assert.equal(await page.getByTestId('algorithm-select').inputValue(), 'dp-penalty');
+    assert.equal(await page.getByTestId('epsilon-value').textContent(), '0.1');
+    assert.equal(await page.getByTestId('params-note').textContent(),
+      'Embed parameters: demo=foo is not one of banana, gaussian, logistic: showing banana; algorithm=bar is not one of auto, noise-aware, dp-penalty, dp-hmc, dp-mala, ops: running dp-penalty; epsilon=0.01 is outside 0.1–10: using ε = 0.1; chains=4: the embed runs 1 or 2 chains; using 2.');
+    // autorun=true is read as autorun=1.
+    await page.waitForSelector('[data-testid="progress"]:is([data-state="running"],[data-state="done"])', { timeout: 10000 });
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
   }
 });
 

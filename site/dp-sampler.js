@@ -37,7 +37,7 @@
         this.replaceChildren(frame);
       }
       frame.title = this.getAttribute('title') ?? `dpmcmc demo: ${url.searchParams.get('demo') ?? 'banana'}`;
-      frame.height = this.getAttribute('height') ?? '460';
+      frame.height = this.getAttribute('height') ?? '520';
       frame.loading = this.getAttribute('loading') ?? 'eager';
       if (frame.src !== url.href) frame.src = url.href;
     }

@@ -21,13 +21,33 @@ function hash(s) {
   return h.toString(16).padStart(8, '0');
 }
 
-const PREFIX = 'dpmcmc-';
+// Cache Storage is shared by the whole origin: the cache's name carries
+// this deployment's scope, so that two deployments under different paths
+// of one origin (/v1/, /v2/) never delete each other's cache.
+const PREFIX = `dpmcmc-${hash(self.registration.scope)}-`;
 const CACHE = PREFIX + hash(ASSETS.join('\n'));
+// Caches of builds before the scope was in the name: dpmcmc-<8 hex>.
+const LEGACY = /^dpmcmc-[0-9a-f]{8}$/;
+
+/**
+ * A response fit to answer a page load: a host that redirects x.html to x
+ * (Cloudflare Pages does) gives a response marked redirected, which the
+ * browser refuses for a navigation; its body and headers are copied into
+ * a fresh response.
+ */
+async function storable(res) {
+  if (!res.redirected) return res;
+  return new Response(await res.blob(), { status: res.status, statusText: res.statusText, headers: res.headers });
+}
 
 self.addEventListener('install', (event) => {
   event.waitUntil((async () => {
     const cache = await caches.open(CACHE);
-    await cache.addAll(ASSETS);
+    await Promise.all(ASSETS.map(async (a) => {
+      const res = await fetch(a);
+      if (!res.ok) throw new Error(`${a}: HTTP ${res.status}`);
+      await cache.put(a, await storable(res));
+    }));
     await self.skipWaiting();
   })());
 });
@@ -35,7 +55,7 @@ self.addEventListener('install', (event) => {
 self.addEventListener('activate', (event) => {
   event.waitUntil((async () => {
     for (const name of await caches.keys()) {
-      if (name.startsWith(PREFIX) && name !== CACHE) await caches.delete(name);
+      if ((name.startsWith(PREFIX) && name !== CACHE) || LEGACY.test(name)) await caches.delete(name);
     }
     await self.clients.claim();
   })());
@@ -50,9 +70,16 @@ function key(url) {
   return u.href;
 }
 
+/**
+ * The cached response for a request, also for the extension-less address a
+ * host that drops ".html" shows (/embed for embed.html).
+ */
 async function fromCache(request) {
   const cache = await caches.open(CACHE);
-  return cache.match(key(request.url), { ignoreVary: true });
+  const k = key(request.url);
+  const hit = await cache.match(k, { ignoreVary: true });
+  if (hit || /\.[^/]*$/.test(new URL(k).pathname)) return hit;
+  return cache.match(`${k}.html`, { ignoreVary: true });
 }
 
 self.addEventListener('fetch', (event) => {

@@ -130,6 +130,18 @@ func (m *GaussianMean) PriorSD() float64 { return m.priorSD }
 // Cov returns a copy of the known covariance Σ.
 func (m *GaussianMean) Cov() [][]float64 { return copyMat(m.cov) }
 
+// RowHessianTrace is F·tr(Σ⁻¹), the trace of every row's log-likelihood
+// Hessian (−F·Σ⁻¹ for every row and θ): public, from the known covariance
+// and the temper. The mixing forecast bounds the posterior's widest sd
+// with it (core/run/forecast.go).
+func (m *GaussianMean) RowHessianTrace() float64 {
+	t := 0.0
+	for j := 0; j < m.d; j++ {
+		t += m.prec[j*m.d+j]
+	}
+	return m.f * t
+}
+
 // isoNormalLogPdf is log N(θ; 0, v·I).
 func isoNormalLogPdf(theta []float64, v float64) float64 {
 	q := 0.0

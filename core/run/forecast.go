@@ -261,8 +261,23 @@ type ForecastInputs struct {
 	// unknown or not that prior).
 	PriorSD float64
 	// RowHessian is H, a public bound on every row's log-likelihood
-	// Hessian in every direction (0: unknown).
+	// Hessian in every direction (0: unknown). For logistic, whose row
+	// Hessians have rank one, it also bounds their trace.
 	RowHessian float64
+	// RowHessianTrace is a public bound on the trace of every row's
+	// log-likelihood Hessian, for models where it is known but RowHessian
+	// is not set (the Gaussian mean model: F·tr(Σ⁻¹)). It bounds the
+	// largest eigenvalue too, so the forecast's posterior-sd bounds hold
+	// with it (tr P ≤ n·t + d/s₀²); defaultStep does not use it.
+	RowHessianTrace float64
+}
+
+// hessianBound is the bound on a row Hessian's trace the forecast uses.
+func (in ForecastInputs) hessianBound() float64 {
+	if in.RowHessian > 0 {
+		return in.RowHessian
+	}
+	return in.RowHessianTrace
 }
 
 // modelForecastInputs derives the forecast's inputs. With a model: for
@@ -275,6 +290,12 @@ func modelForecastInputs(c *Config, m model.Model) ForecastInputs {
 		in := ForecastInputs{Model: m.Name()}
 		if ps, ok := m.(interface{ PriorSD() float64 }); ok && isRegression(in.Model) {
 			in.PriorSD = ps.PriorSD()
+		}
+		if g, ok := m.(interface {
+			RowHessianTrace() float64
+			PriorSD() float64
+		}); ok {
+			in.RowHessianTrace, in.PriorSD = g.RowHessianTrace(), g.PriorSD()
 		}
 		if in.Model == "logistic" {
 			f := 1.0
@@ -350,8 +371,8 @@ func MakeForecast(p *Plan, in ForecastInputs) *Forecast {
 	kappa := math.Sqrt(moveKappa2)
 	travel := func(iters int) float64 { return kappa * math.Sqrt(float64(iters)) * f.RatioMu / r }
 	f.MovePerChain = travel(p.Warmup + p.Draws)
-	f.PosteriorSDLower = posteriorSDLower(p.N, in.RowHessian, in.PriorSD)
-	f.WidestSDLower = widestSDLower(p.N, p.Dim, in.RowHessian, in.PriorSD)
+	f.PosteriorSDLower = posteriorSDLower(p.N, in.hessianBound(), in.PriorSD)
+	f.WidestSDLower = widestSDLower(p.N, p.Dim, in.hessianBound(), in.PriorSD)
 	if f.WidestSDLower == 0 {
 		f.Text = fmt.Sprintf("each chain can move at most %.3g in parameter units in total; no public bound on the posterior sd for the %s model to compare it with: check R-hat and ESS after the run", f.MovePerChain, in.Model)
 		return f

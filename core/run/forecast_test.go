@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dpmcmc/dpmcmc/core/dataset"
+	"github.com/dpmcmc/dpmcmc/core/diag"
 	"github.com/dpmcmc/dpmcmc/core/model"
 )
 
@@ -466,4 +467,55 @@ func TestNoiseAwareForecastPreview(t *testing.T) {
 		}
 	}
 
+}
+
+// The Gaussian mean model's row Hessian is −F·Σ⁻¹ for every row, so the
+// forecast bounds its widest posterior sd by (n·F·tr(Σ⁻¹)/d + 1/s₀²)^−½
+// (exact for Σ = I): the embed's Gaussian demo (n = 2,000, dp-hmc, ε = 2)
+// is told before the run that its chains will not converge, and a run
+// confirms it (R-hat far above 1.01). A forecast without the model (plan
+// with no data) still has no bound.
+func TestForecastGaussianMean(t *testing.T) {
+	const n = 2000
+	x1, x2 := make([]float64, n), make([]float64, n)
+	for i := range n {
+		x1[i] = 1 + math.Sin(float64(7*i))
+		x2[i] = -0.5 + 2*math.Cos(float64(3*i))
+	}
+	tab, err := dataset.FromColumns([]string{"x1", "x2"}, [][]float64{x1, x2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &Config{Model: model.Spec{Model: "gaussian", Cov: [][]float64{{1, 0}, {0, 4}}}, Algorithm: "dp-hmc", Chains: 2, Warmup: 100, Draws: 300, Seed: 1,
+		Data: DataSpec{Bounds: map[string][2]float64{"x1": {-4, 4}, "x2": {-4, 4}}}, Settings: Settings{Box: 5}, Privacy: &Budget{Epsilon: 2, Delta: 1e-6}}
+	prep, err := Prepare(cfg, tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := prep.Plan.Forecast
+	s0 := 100.0 // the Gaussian model's default prior sd
+	want := 1 / math.Sqrt(n*1.25/2+1/(s0*s0))
+	if math.Abs(f.WidestSDLower/want-1) > 1e-9 || f.WillMix || !strings.Contains(f.Text, "they will not converge") {
+		t.Fatalf("forecast %+v, want widest sd ≥ %g and no convergence", f, want)
+	}
+	res, err := prep.run(context.Background(), testKey, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Draws(false)
+	chains := make([][]float64, len(d.Values))
+	for c, ch := range d.Values {
+		for _, draw := range ch {
+			chains[c] = append(chains[c], draw[0])
+		}
+	}
+	if rhat := diag.Rhat(chains); !(rhat > 1.1) {
+		t.Errorf("the forecast said no convergence, but R-hat of θ1 is %.3f", rhat)
+	}
+	noModel := *cfg
+	noModel.Settings.Clip = prep.Config.Settings.Clip
+	p, err := MakePlan(&noModel, n, 2)
+	if err != nil || !strings.Contains(p.Forecast.Text, "no public bound on the posterior sd") {
+		t.Errorf("plan without the model: %v %+v", err, p.Forecast)
+	}
 }

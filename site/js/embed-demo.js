@@ -156,20 +156,48 @@ export function demoConfig(name, algorithm, epsilon, chains) {
 
 /**
  * Reads the embed parameters from a query string, clamping each to what the
- * embed offers; unknown values fall back to the defaults.
+ * embed offers. Names are read case-insensitively; a value that cannot be
+ * used is replaced by the default and every replacement is said in notes
+ * (shown in the frame), so that a page author sees what runs.
  */
 export function parseParams(search) {
   const q = new URLSearchParams(search);
-  const demo = Object.hasOwn(DEMOS, q.get('demo') ?? '') ? q.get('demo') : 'banana';
-  let algorithm = ALGORITHMS.includes(q.get('algorithm')) ? q.get('algorithm') : 'dp-penalty';
+  const notes = [];
+  const low = (k) => q.get(k)?.trim().toLowerCase() ?? null;
+  let demo = low('demo') ?? 'banana';
+  if (!Object.hasOwn(DEMOS, demo)) {
+    notes.push(`demo=${q.get('demo')} is not one of ${Object.keys(DEMOS).join(', ')}: showing banana`);
+    demo = 'banana';
+  }
+  let algorithm = low('algorithm') ?? 'dp-penalty';
+  if (!ALGORITHMS.includes(algorithm)) {
+    notes.push(`algorithm=${q.get('algorithm')} is not one of ${ALGORITHMS.join(', ')}: running dp-penalty`);
+    algorithm = 'dp-penalty';
+  }
   // noise-aware is for the regression demo; elsewhere the recommendation.
-  if (!offers(demo, algorithm)) algorithm = 'auto';
-  let epsilon = Number.parseFloat(q.get('epsilon') ?? '2');
-  if (!Number.isFinite(epsilon)) epsilon = 2;
-  epsilon = Math.min(10, Math.max(0.1, epsilon));
-  let chains = Number.parseInt(q.get('chains') ?? '1', 10);
-  if (!Number.isFinite(chains)) chains = 1;
-  chains = Math.min(2, Math.max(1, chains));
-  const autorun = q.get('autorun') === '1';
-  return { demo, algorithm, epsilon, chains, autorun };
+  if (!offers(demo, algorithm)) {
+    notes.push(`noise-aware is for the logistic demo: running the recommended algorithm`);
+    algorithm = 'auto';
+  }
+  let epsilon = 2;
+  if (q.has('epsilon')) {
+    const raw = q.get('epsilon');
+    const v = Number(raw);
+    if (!Number.isFinite(v) || raw.trim() === '') notes.push(`epsilon=${raw} is not a number: using ε = 2`);
+    else {
+      // The slider's range and step.
+      epsilon = Math.round(Math.min(10, Math.max(0.1, v)) * 10) / 10;
+      if (epsilon !== v) notes.push(`epsilon=${raw} ${v < 0.1 || v > 10 ? 'is outside 0.1–10' : 'is not a multiple of 0.1'}: using ε = ${epsilon}`);
+    }
+  }
+  let chains = 1;
+  if (q.has('chains')) {
+    const v = Number(q.get('chains'));
+    chains = Number.isInteger(v) ? Math.min(2, Math.max(1, v)) : 1;
+    if (chains !== v) notes.push(`chains=${q.get('chains')}: the embed runs 1 or 2 chains; using ${chains}`);
+  }
+  const auto = low('autorun');
+  const autorun = auto === '1' || auto === 'true' || auto === 'yes';
+  if (auto !== null && !autorun && !['0', 'false', 'no'].includes(auto)) notes.push(`autorun=${q.get('autorun')}: use autorun=1`);
+  return { demo, algorithm, epsilon, chains, autorun, notes };
 }

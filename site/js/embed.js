@@ -69,13 +69,48 @@ function describe() {
   return `${which}${done} / ${total} ${run.algorithm === 'noise-aware' ? 'draws' : 'iterations'} · ε = ${run.epsilon}${run.algorithm === 'noise-aware' ? '' : rate}`;
 }
 
+/**
+ * Plans the selected (algorithm, ε) in worker 0 exactly as the chains will
+ * prepare the run, and shows the engine's forecast: from public inputs
+ * only (n, d, bounds, ε, δ, the algorithm and chains), before anything
+ * runs, whether the chains can move far enough to converge. A run that the
+ * forecast says will not converge is labelled so when it ends: the embed
+ * has no R-hat to show, and its plots rescale to any range, so a stuck
+ * chain would otherwise look like a posterior.
+ */
+let planned = 0;
+async function showForecast() {
+  if (!pool) return;
+  const id = ++planned;
+  const algorithm = algo.value === 'auto' ? recommended : algo.value;
+  const res = await pool.plan(JSON.stringify(demoConfig(params.demo, algorithm, Number(eps.value), params.chains)));
+  if (id !== planned) return; // a newer choice
+  const f = res.error ? null : res.plan?.forecast;
+  const box = $('forecast');
+  box.hidden = !f?.text;
+  box.textContent = f?.text ? `${f.kind === 'exact' ? 'Forecast' : 'Mixing forecast'}: ${f.text}${/[.!?]$/.test(f.text) ? '' : '.'}` : '';
+  const wont = Boolean(f?.text) && !f.will_mix;
+  box.classList.toggle('warn', wont);
+  box.dataset.willMix = f ? String(Boolean(f.will_mix)) : '';
+}
+
+/** The end-of-run line: the forecast's verdict where it said the chains will not converge. */
+function ending(cancelled) {
+  const head = `${cancelled ? 'Stopped' : 'Done'}: ${describe()}`;
+  if ($('forecast').dataset.willMix !== 'false') return head;
+  return `${head}. Not converged, as forecast: the chains could not move far enough at this ε, so these draws show where they started, not the posterior.`;
+}
+
 function finish(state, text) {
   runBtn.disabled = false;
   stopBtn.disabled = true;
   algo.disabled = false;
   eps.disabled = false;
   setState(state, text);
+  progress.classList.toggle('warn', state === 'done' && $('forecast').dataset.willMix === 'false');
   redraw();
+  // Keyboard users: focus leaves the disabled Stop button for Run.
+  if (document.activeElement === stopBtn || document.activeElement === document.body) runBtn.focus({ preventScroll: true });
 }
 
 function onMessage(msg) {
@@ -108,7 +143,7 @@ function onMessage(msg) {
       ch.cancelled = msg.cancelled;
       if (run.chains.every((c) => c.ended)) {
         const cancelled = run.chains.some((c) => c.cancelled);
-        finish(cancelled ? 'cancelled' : 'done', `${cancelled ? 'Stopped' : 'Done'}: ${describe()}`);
+        finish(cancelled ? 'cancelled' : 'done', ending(cancelled));
       }
       break;
     case 'error':
@@ -146,6 +181,9 @@ function start() {
   stopBtn.disabled = false;
   algo.disabled = true;
   eps.disabled = true;
+  progress.classList.remove('warn');
+  // Keyboard users: focus moves from the now disabled Run to Stop.
+  if (document.activeElement === runBtn) stopBtn.focus({ preventScroll: true });
   setState('running', 'Starting…');
   // A shared release (noise-aware): chain 0 first, the others from its
   // release (see 'started').
@@ -173,12 +211,17 @@ async function main() {
   $('title').textContent = `dpmcmc · ${demo.title}`;
   renderAlgorithms();
   algo.value = params.algorithm;
+  // What the URL asked for and could not be used, said in the frame.
+  $('params-note').hidden = params.notes.length === 0;
+  $('params-note').textContent = params.notes.length ? `Embed parameters: ${params.notes.join('; ')}.` : '';
   eps.value = String(params.epsilon);
   const [a, b] = plotted();
   $('trace-caption').textContent = `Trace of θ${a + 1}`;
   $('pair-caption').textContent = `Draws of (θ${a + 1}, θ${b + 1})`;
   showEpsilon();
   eps.addEventListener('input', showEpsilon);
+  eps.addEventListener('change', showForecast);
+  algo.addEventListener('change', showForecast);
   runBtn.addEventListener('click', start);
   stopBtn.addEventListener('click', () => run && pool.cancel(run.id));
 
@@ -195,7 +238,10 @@ async function main() {
   renderAlgorithms();
   algo.value = chosen;
   algo.dataset.recommended = recommended;
-  $('version').textContent = `dpmcmc ${versions[0]}.`;
+  $('version').textContent = `dpmcmc ${versions.version}.`;
+  // Plans need the rows' public n (worker 0 plans on the last file it read).
+  await pool.inspect(data);
+  await showForecast();
   status.textContent = 'ready';
   document.documentElement.dataset.offline = offline;
   document.documentElement.dataset.ready = 'true';
