@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Harness, root, DESKTOP, assertClean, setRun, runToEnd, downloads } from './helpers.mjs';
+import { Harness, root, DESKTOP, assertClean, setRun, runToEnd, downloads, summaryRows } from './helpers.mjs';
 
 const h = new Harness();
 const tmp = mkdtempSync(path.join(tmpdir(), 'dpmcmc-declared-'));
@@ -343,6 +343,40 @@ test('missing predictor cells: counted on screen only, replaced by declared valu
     await load(page, noOutcome);
     await page.getByTestId('model-select').selectOption('logistic');
     assert.match(await page.getByTestId('run-blocker').textContent(), /The outcome y has 1 missing cell \(counted on this device, never exported\): remove those rows before loading the file/);
+    await assertClean(page, rec);
+  } finally {
+    await context.close();
+  }
+});
+
+test('columns written as text (sex F/M, a yes/no outcome) run once their coding is typed; the bound comes from the coding', { timeout: 180000 }, async () => {
+  const rows = Array.from({ length: 200 }, (_, i) => [20 + (i * 7) % 60, i % 2 ? 'M' : 'F', i % 3 ? 'no' : 'yes', (i * 5) % 7 < 3 ? 'yes' : 'no']);
+  const file = writeCSV('coded', ['age', 'sex', 'smoker', 'y'], rows);
+  const { context, page, rec } = await h.open(DESKTOP);
+  try {
+    await load(page, file);
+    await declare(page, { age: [18, 90] }, /^(Cannot run|Fill in every public bound)/);
+    // Without codings a private run needs bounds for sex and smoker.
+    assert.match(await page.getByTestId('run-blocker').textContent(), /missing: sex, smoker/);
+    await page.getByTestId('algorithm-select').selectOption('mh');
+    await page.waitForFunction(() => /^Cannot run/.test(document.querySelector('[data-testid="run-blocker"]').textContent), null, { timeout: 60000 });
+    assert.match(await page.getByTestId('run-blocker').textContent(), /"yes" is not a number; if column "y" holds categories, .*the page: the "text coding" column of step 3/);
+    await page.getByTestId('algorithm-select').selectOption('dp-penalty');
+    await page.getByTestId('coding-sex').fill('F=0');
+    assert.match(await page.getByTestId('run-blocker').textContent(), /^The text coding of sex \(step 3\): give every value the column can take/);
+    await page.getByTestId('coding-sex').fill('F=0, M=1');
+    await page.getByTestId('coding-smoker').fill('no: 0; yes: 1');
+    await page.getByTestId('coding-y').fill('no=0, yes=1');
+    // The coded predictors' bounds are their numbers'.
+    assert.deepEqual(await page.getByTestId('bound-lo-sex').inputValue(), '0');
+    assert.deepEqual(await page.getByTestId('bound-hi-smoker').inputValue(), '1');
+    await page.waitForFunction(() => /planned ε/.test(document.querySelector('[data-testid="plan"]').textContent), null, { timeout: 60000 });
+    const ex = await exportsBeforeRun(page);
+    const cfg = JSON.parse(ex.config);
+    assert.deepEqual(cfg.data.categories, { y: { no: 0, yes: 1 }, sex: { F: 0, M: 1 }, smoker: { no: 0, yes: 1 } });
+    assert.deepEqual(cfg.data.bounds, { y: [0, 1], age: [18, 90], sex: [0, 1], smoker: [0, 1] });
+    assert.equal(await runToEnd(page), 'done');
+    assert.deepEqual((await summaryRows(page)).map((r) => r[0]), ['intercept', 'age', 'sex', 'smoker']);
     await assertClean(page, rec);
   } finally {
     await context.close();

@@ -584,7 +584,7 @@ func (r *Reader) slowCell(k, fc int, tok []byte) (v float64, missing bool, err e
 	case r.opts.DecimalComma && bytes.IndexByte(tok, '.') >= 0:
 		msg += " (with the decimal-comma option, '.' is not accepted in numbers: thousands separators are ambiguous)"
 	case hasLetter(tok):
-		msg += fmt.Sprintf("; if column %q holds categories, give an explicit mapping of its values to numbers (e.g. yes=1, no=0: \"categories\" in the run config), or leave the column out", r.header[fc])
+		msg += fmt.Sprintf("; if column %q holds categories, give an explicit mapping of its values to numbers (e.g. yes=1, no=0: \"categories\" in the run config; the page: the \"text coding\" column of step 3), or leave the column out", r.header[fc])
 	}
 	return 0, false, pe(errorf(ErrNotNumeric, msg))
 }

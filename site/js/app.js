@@ -162,6 +162,8 @@ export class App {
     this.bounds = {};
     // Values declared for the predictors' missing cells (step 3).
     this.impute = {};
+    // Typed codings of text columns, as typed (step 3).
+    this.coding = {};
     if (demo) for (const c of DEMO_COLUMNS) this.bounds[c.name] = { lo: String(c.lo), hi: String(c.hi) };
     fill($('predictors'));
     fill($('bounds-table').querySelector('tbody'));
@@ -252,7 +254,13 @@ export class App {
    * side at 0).
    */
   boundOf(name) {
-    const b = (this.bounds[name] ??= { lo: '', hi: '' });
+    let b = (this.bounds[name] ??= { lo: '', hi: '' });
+    // A coded column's bound is that of its numbers unless one is typed.
+    const coded = parseCoding(this.coding[name] ?? '');
+    if (coded?.map && b.lo === '' && b.hi === '') {
+      const v = Object.values(coded.map);
+      b = { lo: String(Math.min(...v)), hi: String(Math.max(...v)) };
+    }
     if (name !== $('outcome-select').value) return b;
     const d = DECLARATIONS[this.family()];
     return d ? { ...b, ...d.fixed } : b;
@@ -280,9 +288,10 @@ export class App {
     const fits = { logistic: ['binary'], poisson: ['binary', 'count'], linear: ['binary', 'count', 'number'] };
     const local = $('outcome-local-check');
     let msg = '';
-    if (d && col && !fits[this.family()].includes(col.type)) {
+    const coded = Boolean(parseCoding(this.coding?.[outcome] ?? '')?.map);
+    if (d && col && !coded && !fits[this.family()].includes(col.type)) {
       msg = col.type === 'text'
-        ? `Local check (not private, stays on this device): the first value of ${outcome} is not a number, so the run will stop with an error.`
+        ? `Local check (not private, stays on this device): the first value of ${outcome} is not a number, so the run will stop with an error unless you type its text coding in step 3 (e.g. no=0, yes=1).`
         : `Local check (not private, stays on this device): not every value of ${outcome} is ${d.what === '0/1' ? '0 or 1' : 'a whole number ≥ 0'} (this tab reads the column as "${col.type}"). The declaration is what the run uses.`;
     }
     local.textContent = msg;
@@ -320,9 +329,9 @@ export class App {
       // missing, so that the configuration does not tell which are.
       let impute = null;
       if (imputing) {
-        impute = el('td');
+        impute = el('td', { class: 'impute' });
         if (name !== outcome) {
-          const i = el('input', { type: 'number', step: 'any', testid: `impute-${name}`, 'aria-label': `value for the missing cells of ${name}`, value: this.impute[name] ?? '' });
+          const i = el('input', { type: 'number', step: 'any', testid: `impute-${name}`, placeholder: 'value if missing', 'aria-label': `value for the missing cells of ${name}`, value: this.impute[name] ?? '' });
           i.addEventListener('input', () => {
             this.impute[name] = i.value;
             this.update();
@@ -330,7 +339,14 @@ export class App {
           impute.append(i);
         }
       }
-      const tr = el('tr', {}, el('th', { scope: 'row', text: name }), el('td', {}, mk('lo')), el('td', {}, mk('hi')), impute, el('td', { class: 'help', text: help }));
+      // The coding of a column written as text: offered for every column
+      // (the column types read from the rows choose nothing).
+      const coding = el('input', { type: 'text', testid: `coding-${name}`, placeholder: 'if text: F=0, M=1', 'aria-label': `coding of the text values of ${name}`, value: this.coding[name] ?? '', spellcheck: 'false', autocomplete: 'off' });
+      coding.addEventListener('input', () => {
+        this.coding[name] = coding.value;
+        this.update();
+      });
+      const tr = el('tr', {}, el('th', { scope: 'row', text: name }), el('td', {}, mk('lo')), el('td', {}, mk('hi')), impute, el('td', { class: 'coding' }, coding), el('td', { class: 'help', text: help }));
       tr.dataset.column = name;
       return tr;
     });
@@ -506,6 +522,12 @@ export class App {
     if (Object.keys(bounds).length) cfg.data.bounds = bounds;
     const impute = this.imputeValues(preds);
     if (impute) cfg.data.impute = impute;
+    const categories = {};
+    for (const c of [outcome, ...preds]) {
+      const m = parseCoding(this.coding[c] ?? '')?.map;
+      if (m) categories[c] = m;
+    }
+    if (Object.keys(categories).length) cfg.data.categories = categories;
     // A non-private regression run may sample on the predictors scaled by
     // their public bounds with the prior kept in the user's units (scale
     // auto: the same posterior, far better conditioned for raw
@@ -539,6 +561,10 @@ export class App {
     const missingBlock = this.missingBlocker(outcome, preds);
     if (!this.family()) blocker = `Declare what the outcome ${outcome} is (step 2): 0/1, a count 0…K or a number LO…HI.`;
     else if (preds.length === 0) blocker = 'Choose at least one predictor.';
+    else if (used.some((c) => parseCoding(this.coding[c] ?? '')?.error)) {
+      const c = used.find((x) => parseCoding(this.coding[x] ?? '')?.error);
+      blocker = `The text coding of ${c} (step 3): ${parseCoding(this.coding[c]).error}.`;
+    }
     else if (missingBlock) blocker = missingBlock;
     else if (this.family() === 'linear' && !cfg.model.options?.['noise-sd']) blocker = `Type the noise sd of ${outcome} (step 2), a positive number in its units: the linear model treats it as known, and every interval's width depends on it. Take it from what is publicly known (the measurement's known error, the literature), not from these data.`;
     else if ($('prior-input').value !== '' && !(Number($('prior-input').value) > 0 && Number.isFinite(Number($('prior-input').value)))) blocker = 'The prior scale must be a positive number (or empty for the default).';
@@ -1000,4 +1026,26 @@ function missingText(missing) {
   const cols = Object.keys(missing ?? {});
   if (!cols.length) return '';
   return ` Missing cells (counted on this device, never exported): ${cols.map((c) => `${c} ${fmtInt(missing[c])}`).join(', ')}.`;
+}
+
+/**
+ * Parses a typed coding of text values, "F=0, M=1" (pairs separated by
+ * commas or semicolons, "=" or ":" between value and number): {map} with
+ * at least two values, {error} saying what is wrong, or null when empty.
+ */
+export function parseCoding(text) {
+  const t = text.trim();
+  if (!t) return null;
+  const map = {};
+  for (const part of t.split(/[,;]/)) {
+    if (!part.trim()) continue;
+    const m = /^\s*(.+?)\s*[=:]\s*(\S+)\s*$/.exec(part);
+    if (!m) return { error: `write value=number pairs separated by commas, e.g. F=0, M=1 (got "${part.trim()}")` };
+    const v = Number(m[2]);
+    if (!Number.isFinite(v) || m[2] === '') return { error: `"${m[2]}" is not a number (in "${part.trim()}")` };
+    if (Object.hasOwn(map, m[1])) return { error: `"${m[1]}" is coded twice` };
+    map[m[1]] = v;
+  }
+  if (Object.keys(map).length < 2) return { error: 'give every value the column can take, at least two (e.g. F=0, M=1)' };
+  return { map };
 }
