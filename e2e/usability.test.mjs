@@ -195,7 +195,7 @@ test('embed: algorithm=noise-aware and algorithm=auto run on the logistic demo; 
       assert.equal(await forecast.isHidden(), false, query);
       const wontMix = query.includes('Gaussian');
       assert.equal(await forecast.getAttribute('data-will-mix'), String(!wontMix), query);
-      assert.match(await forecast.textContent(), wontMix ? /^Mixing forecast: .*they will not converge; use a larger ε \(about \d+\)\.$/ : query.includes('logistic') ? /^Forecast: private releases/ : /^Mixing forecast: each chain can move at most/, query);
+      assert.match(await forecast.textContent(), wontMix ? /^Mixing forecast: .*they will not converge; use a larger ε \(about \d+\)\. That is beyond this demo's ε slider \(at most 10\): here dp-hmc cannot show a converged run\.$/ : query.includes('logistic') ? /^Forecast: private releases/ : /^Mixing forecast: each chain can move at most/, query);
       // Said in the frame: noise-aware on the banana runs the recommended algorithm.
       const fallback = query.includes('banana&algorithm=noise-aware');
       assert.equal(await page.getByTestId('params-note').isHidden(), !fallback, query);
@@ -214,14 +214,14 @@ test('embed: algorithm=noise-aware and algorithm=auto run on the logistic demo; 
 });
 
 test('embed: parameters it cannot use are named in the frame, with what runs instead', { timeout: 60000 }, async () => {
-  const { context, page, errors } = await openEmbed('demo=foo&algorithm=bar&epsilon=0.01&chains=4&autorun=true');
+  const { context, page, errors } = await openEmbed('Demo=foo&algorithm=bar&EPSILON=0.01&chains=4&autorun=true&eps=4');
   try {
     assert.equal(await page.getByTestId('title').textContent(), 'dpmcmc · banana posterior');
     assert.equal(await page.getByTestId('algorithm-select').inputValue(), 'dp-penalty');
     assert.equal(await page.getByTestId('epsilon-value').textContent(), '0.1');
     assert.equal(await page.getByTestId('params-note').textContent(),
-      'Embed parameters: demo=foo is not one of banana, gaussian, logistic: showing banana; algorithm=bar is not one of auto, noise-aware, dp-penalty, dp-hmc, dp-mala, ops: running dp-penalty; epsilon=0.01 is outside 0.1–10: using ε = 0.1; chains=4: the embed runs 1 or 2 chains; using 2.');
-    // autorun=true is read as autorun=1.
+      'Embed parameters: eps is not a parameter of the embed (demo, algorithm, epsilon, chains, autorun): ignored; demo=foo is not one of banana, gaussian, logistic: showing banana; algorithm=bar is not one of auto, noise-aware, dp-penalty, dp-hmc, dp-mala, ops: running dp-penalty; epsilon=0.01 is outside 0.1–10: using ε = 0.1; chains=4: the embed runs 1 or 2 chains; using 2.');
+    // autorun=true is read as autorun=1; the status says the run is on.
     await page.waitForSelector('[data-testid="progress"]:is([data-state="running"],[data-state="done"])', { timeout: 10000 });
     assert.deepEqual(errors, []);
   } finally {

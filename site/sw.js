@@ -55,7 +55,13 @@ self.addEventListener('install', (event) => {
 self.addEventListener('activate', (event) => {
   event.waitUntil((async () => {
     for (const name of await caches.keys()) {
-      if ((name.startsWith(PREFIX) && name !== CACHE) || LEGACY.test(name)) await caches.delete(name);
+      if (name.startsWith(PREFIX) && name !== CACHE) await caches.delete(name);
+      else if (LEGACY.test(name)) {
+        // A scope-less cache is this deployment's only if its assets are
+        // under this scope (another deployment's old worker still uses its own).
+        const first = (await (await caches.open(name)).keys())[0];
+        if (first?.url.startsWith(self.registration.scope)) await caches.delete(name);
+      }
     }
     await self.clients.claim();
   })());

@@ -325,6 +325,9 @@ func TestImputeMissingPredictors(t *testing.T) {
 			t.Errorf("--impute %s: exit %d, stderr %q, want %q", tc.impute, code, stderr, tc.want)
 		}
 	}
+	if code, _, stderr := runCLI(t, append(slices.Clone(base), "--model", "gaussian", "--predictors", "age,bmi", "--impute", "age=50")...); code == 0 || !strings.Contains(stderr, "only a regression's predictors can be given one") {
+		t.Errorf("a gaussian model's observation: exit %d, %s", code, stderr)
+	}
 	if code, _, stderr := runCLI(t, append(base, "--predictors", "age", "--impute", "age=50,bmi=20")...); code == 0 || !strings.Contains(stderr, "not a predictor") {
 		t.Errorf("a column that is not a predictor: exit %d, %s", code, stderr)
 	}

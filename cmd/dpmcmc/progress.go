@@ -75,5 +75,5 @@ func (p *progressBar) done() {
 	if p.tty {
 		fmt.Fprintln(p.w)
 	}
-	fmt.Fprintf(p.w, "sampling took %s\n", time.Since(p.start).Round(time.Millisecond))
+	fmt.Fprintf(p.w, "sampling took %s (a timing: shown here only, not private, not exported)\n", time.Since(p.start).Round(time.Millisecond))
 }

@@ -393,7 +393,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	start := time.Now()
 	loaded := func(lrep *dataset.LoadReport) {
 		if !f.quiet {
-			fmt.Fprintf(stderr, "loaded %s: %d rows × %d columns in %s\n", f.data, lrep.Rows, lrep.Columns, time.Since(start).Round(time.Millisecond))
+			fmt.Fprintf(stderr, "loaded %s: %d rows × %d columns in %s (the time is shown here only, not exported)\n", f.data, lrep.Rows, lrep.Columns, time.Since(start).Round(time.Millisecond))
 			if lrep.DroppedRows > 0 {
 				fmt.Fprintf(stderr, "dropped %d rows with missing values (not private, not exported)\n", lrep.DroppedRows)
 			}

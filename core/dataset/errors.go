@@ -108,6 +108,6 @@ func quoteCell(b []byte) string {
 }
 
 // MissingAdvice ends the error for a missing value: what the user can do.
-const MissingAdvice = "remove or fill it before loading; or replace the column's missing cells by a public value " +
-	"(dpmcmc: --impute COL=V; the page asks for the value), which keeps every row and is allowed in private runs; " +
-	"or, in non-private runs only, drop rows with missing values (dpmcmc: --drop-missing)"
+const MissingAdvice = "remove or fill it before loading (a missing outcome: remove its row); for a regression's predictor, " +
+	"you can instead replace its missing cells by a public value (dpmcmc: --impute COL=V; the page asks for the value), " +
+	"which keeps every row and is allowed in private runs; or, in non-private runs only, drop rows with missing values (dpmcmc: --drop-missing)"

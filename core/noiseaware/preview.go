@@ -91,11 +91,21 @@ func (p *Plan) Preview(family string, n int, intercept bool) (Preview, bool) {
 // φ is 1; the linear model's noise sd on the scaled outcome).
 func (p *Plan) EffectUnit() float64 { return math.Sqrt(p.Phi) }
 
+// MaxPreviewDim is the largest number of coefficients the preview covers:
+// it simulates the release path with d×d eigendecompositions, O(d³) per
+// step (0.3 s at 16 coefficients, 2 s at 32, 8 s at 64 on one core), and
+// the plan runs it again while it searches for the ε and the number of
+// predictors to name.
+const MaxPreviewDim = 32
+
 // previewable reports whether the preview covers the family: logistic and
 // linear regression, and Poisson regression with an intercept and a mean
 // cap K ≥ 1 (its preview assumes counts of mean K) with n·K below 2⁵⁰
 // (beyond, the sums n·K lose the digits the score's differences need).
 func previewable(family string, n int, intercept bool, p *Plan) bool {
+	if len(p.Centre) > MaxPreviewDim {
+		return false
+	}
 	switch family {
 	case "logistic", "linear":
 		return true

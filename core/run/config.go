@@ -219,6 +219,10 @@ func LinearNoiseSD(c *Config) (sd string, given, linear bool) {
 	return sd, given, strings.EqualFold(strings.TrimSpace(c.Model.Model), "linear")
 }
 
+// MaxLeapfrog is the most leapfrog steps per HMC iteration a run accepts
+// (Stan's default tree depth 10 allows 1023).
+const MaxLeapfrog = 1024
+
 // Validate checks the config without touching data.
 func (c *Config) Validate() error {
 	var errs []string
@@ -247,6 +251,14 @@ func (c *Config) Validate() error {
 		} else if math.IsInf(b[1]-b[0], 0) {
 			// Scaling by the half-range and every sensitivity need the width.
 			add("bound for column %q: %v:%v is too wide (its width overflows a double)", name, b[0], b[1])
+		} else if w := b[1] - b[0]; w < 1e-100 || w < 1e-12*max(math.Abs(b[0]), math.Abs(b[1])) {
+			// Scaling divides by the half-range: a subnormal or
+			// rounding-sized width gives infinite scaled values.
+			add("bound for column %q: %v:%v is too narrow to scale by (its width must be at least 1e-100 and 1e-12 of its ends)", name, b[0], b[1])
+		} else if name == c.Model.Outcome && strings.EqualFold(strings.TrimSpace(c.Model.Model), "logistic") && (b[0] != 0 || b[1] != 1) {
+			// The model's support is {0, 1}; another bound would be
+			// stated in the report without being what the run used.
+			add("bound for the logistic outcome %q: a 0/1 outcome's bound is 0:1 (got %v:%v); leave it out or give 0:1", name, b[0], b[1])
 		} else if name == c.Model.Outcome && strings.EqualFold(strings.TrimSpace(c.Model.Model), "poisson") && (b[0] < 0 || b[0] != math.Trunc(b[0]) || b[1] != math.Trunc(b[1])) {
 			// Clipping a count to a bound that is not a whole number ≥ 0
 			// would make it an impossible count (and the row be blamed).
@@ -274,6 +286,8 @@ func (c *Config) Validate() error {
 		switch {
 		case math.IsNaN(v) || math.IsInf(v, 0):
 			add("the value for missing cells of %q must be a finite number (got %v)", col, v)
+		case !isRegression(c.Model.Model):
+			add("a value for missing cells of %q: only a regression's predictors can be given one; every column of the %s model is an observation, and a made-up observation would be fitted as if it had been seen", col, c.Model.Model)
 		case col == c.Model.Outcome && c.Model.Outcome != "":
 			add("%s", ImputeOutcomeRefusal(col))
 		case len(c.Model.Predictors) > 0 && !slices.Contains(c.Model.Predictors, col):
@@ -306,8 +320,8 @@ func (c *Config) Validate() error {
 	if s.Step < 0 || math.IsNaN(s.Step) || math.IsInf(s.Step, 0) {
 		add("step must be a finite number > 0 (got %v)", s.Step)
 	}
-	if s.Leapfrog < 0 {
-		add("leapfrog must be ≥ 1 (got %d)", s.Leapfrog)
+	if s.Leapfrog < 0 || s.Leapfrog > MaxLeapfrog {
+		add("leapfrog must be between 1 and %d (got %d): every iteration computes that many gradients", MaxLeapfrog, s.Leapfrog)
 	}
 	if s.Box < 0 || math.IsNaN(s.Box) {
 		add("box must be > 0 (got %v)", s.Box)
@@ -402,6 +416,21 @@ func ParseConfig(b []byte) (*Config, error) {
 	}
 	if dec.More() {
 		return nil, errors.New("run config: trailing data after the JSON object")
+	}
+	// A bound is exactly [lo, hi]: decoding into [2]float64 would silently
+	// drop a third number or fill a missing one with 0, and the report
+	// would state a bound nobody wrote.
+	var raw struct {
+		Data struct {
+			Bounds map[string][]json.RawMessage `json:"bounds"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(b, &raw); err == nil {
+		for _, col := range slices.Sorted(maps.Keys(raw.Data.Bounds)) {
+			if n := len(raw.Data.Bounds[col]); n != 2 {
+				return nil, fmt.Errorf("run config: the bound of column %q must be two numbers [lo, hi] (got %d)", col, n)
+			}
+		}
 	}
 	return &c, nil
 }

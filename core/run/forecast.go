@@ -154,11 +154,18 @@ type Forecast struct {
 // centred at K need an intercept, and n·K must stay below 2⁵⁰).
 const PoissonNoPreview = "No preview of how much the release can tell for this Poisson model (the preview needs an intercept and an outcome bound K with n·K below 2⁵⁰). At a small budget the intervals can be little narrower than the prior: read their widths and the \"Mostly the prior\" line after the run before reading any rate ratio"
 
-func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, predictors *int, modelName string) *Forecast {
+// WideNoPreview is the forecast's sentence for a model with more
+// coefficients than the preview covers (noiseaware.MaxPreviewDim).
+var WideNoPreview = fmt.Sprintf("No preview of how much the release can tell above %d coefficients (its simulation grows as the cube of their number). At a small budget the intervals can be little narrower than the prior: read their widths and the \"Mostly the prior\" line after the run before reading any ratio", noiseaware.MaxPreviewDim)
+
+func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, predictors *int, modelName string, d int) *Forecast {
 	f := &Forecast{Kind: "exact", WillMix: true, Preview: pv,
 		Text: "private releases of the noisy statistics, made once before any draw, then draws that spend no privacy: the chains mix whatever ε; the intervals widen as ε shrinks to account for the release noise"}
 	if pv == nil || len(pv.SDRatio) != len(pv.Spread) || len(pv.Spread) == 0 {
-		if modelName == "poisson" {
+		switch {
+		case d > noiseaware.MaxPreviewDim:
+			f.Text += ". " + WideNoPreview
+		case modelName == "poisson":
 			f.Text += ". " + PoissonNoPreview
 		}
 		return f
@@ -355,7 +362,7 @@ func MakeForecast(p *Plan, in ForecastInputs) *Forecast {
 	case !p.Private:
 		return &Forecast{Kind: "none", WillMix: true, Text: "not private: no privacy limit on mixing"}
 	case p.Algorithm == "noise-aware":
-		return noiseAwareForecast(p.preview, p.previewEpsilon, p.previewPredictors, in.Model)
+		return noiseAwareForecast(p.preview, p.previewEpsilon, p.previewPredictors, in.Model, p.Dim)
 	case !penaltyType[p.Algorithm]:
 		return &Forecast{Kind: "none", WillMix: true, Text: fmt.Sprintf("no mixing forecast for %s: check R-hat and ESS after the run", p.Algorithm)}
 	case p.Settings.GRW:

@@ -11,6 +11,7 @@ import (
 	"github.com/dpmcmc/dpmcmc/core/dataset"
 	"github.com/dpmcmc/dpmcmc/core/diag"
 	"github.com/dpmcmc/dpmcmc/core/model"
+	"github.com/dpmcmc/dpmcmc/core/noiseaware"
 )
 
 // wdbcPlan plans the breast-cancer design of docs/SAMPLERS.md ("Mixing
@@ -517,5 +518,36 @@ func TestForecastGaussianMean(t *testing.T) {
 	p, err := MakePlan(&noModel, n, 2)
 	if err != nil || !strings.Contains(p.Forecast.Text, "no public bound on the posterior sd") {
 		t.Errorf("plan without the model: %v %+v", err, p.Forecast)
+	}
+}
+
+// noise-aware's cost grows as d³ (each draw decomposes a d×d matrix, the
+// preview simulates the release path): above noiseaware.MaxPreviewDim
+// coefficients the plan has no preview and says so (the CLI audit's
+// `plan --dim 100` took 24 s, `--dim 100000` ran out of memory), and above
+// MaxNoiseAwareDim noise-aware is refused by name and auto chooses the
+// per-iteration kernel, whose forecast then speaks.
+func TestNoiseAwareWideModels(t *testing.T) {
+	cfg := func() *Config {
+		return &Config{Model: model.Spec{Model: "logistic", Outcome: "y"}, Algorithm: NoiseAware, Chains: 4,
+			Privacy: &Budget{Epsilon: 3, Delta: 1e-5}}
+	}
+	p, err := MakePlan(cfg(), 2000, 40)
+	if err != nil || p.Forecast.Preview != nil || !strings.Contains(p.Forecast.Text, WideNoPreview) {
+		t.Fatalf("d = 40: %v %+v", err, p.Forecast)
+	}
+	if p, err := MakePlan(cfg(), 2000, noiseaware.MaxPreviewDim); err != nil || p.Forecast.Preview == nil {
+		t.Fatalf("d = 32: %v, preview %v", err, p.Forecast.Preview)
+	}
+	for _, d := range []int{MaxNoiseAwareDim + 1, 100000} {
+		if _, err := MakePlan(cfg(), 2000, d); err == nil || !strings.Contains(err.Error(), "noise-aware handles at most 64 coefficients") {
+			t.Errorf("d = %d: %v", d, err)
+		}
+	}
+	if alg, why := Recommend("logistic", 2000, 65, true); alg != "dp-hmc" || !strings.Contains(why, "at most 64") {
+		t.Errorf("Recommend at d = 65: %s (%s)", alg, why)
+	}
+	if alg, _ := Recommend("logistic", 2000, 64, true); alg != NoiseAware {
+		t.Errorf("Recommend at d = 64: %s", alg)
 	}
 }

@@ -122,6 +122,9 @@ func planNoiseAware(c *Config, p *Plan, m model.Model, n, d int) error {
 	if c.Privacy.Relation == "add-remove" {
 		return fmt.Errorf("noise-aware treats n as public (its expansion points use it): use the replace-one relation")
 	}
+	if d > MaxNoiseAwareDim {
+		return fmt.Errorf("noise-aware handles at most %d coefficients (this model has %d): every posterior draw decomposes a d×d matrix (about a minute at 64 with the default draws, hours at 300), and at clinical sizes a release this wide tells little; use fewer predictors", MaxNoiseAwareDim, d)
+	}
 	spec, err := noiseAwareSpec(c, m, n, d)
 	if err != nil {
 		return err
@@ -377,15 +380,27 @@ func AutoNote(alg, reason string) string {
 	return fmt.Sprintf("algorithm chosen by --algorithm auto: %s (%s)", alg, reason)
 }
 
+// MaxNoiseAwareDim is the largest number of coefficients noise-aware
+// accepts (its draws cost O(d³) each).
+const MaxNoiseAwareDim = 64
+
 // Recommend returns the recommended algorithm for a run of the named model
 // on n rows with d parameters (n = 0 when unknown), among the private
 // algorithms when private is set, with the reason in words. Private
 // regression runs get noise-aware (one release; free chains); otherwise the
 // page's previous order (wasm recommend): gradient-based DP kernels when n
-// is large.
+// is large. A regression with more than MaxNoiseAwareDim coefficients gets
+// the per-iteration kernel instead.
 func Recommend(modelName string, n, d int, private bool) (name, reason string) {
 	if !private {
 		return "hmc", "non-private default"
+	}
+	if isRegression(modelName) && d > MaxNoiseAwareDim {
+		alg := "dp-penalty"
+		if n >= 1000 {
+			alg = "dp-hmc"
+		}
+		return alg, fmt.Sprintf("noise-aware handles at most %d coefficients and this model has %d; the plan's forecast says whether %s can converge", MaxNoiseAwareDim, d, alg)
 	}
 	if isRegression(modelName) {
 		return NoiseAware, "recommended for logistic, linear and poisson regression: private releases of noisy sufficient statistics made once, then free posterior draws"

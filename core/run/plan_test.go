@@ -184,3 +184,18 @@ func TestPlanCalibratesBarkerClip(t *testing.T) {
 		t.Fatalf("dp-sgld without a gradient clip: err = %v, want the grad_clip error", err)
 	}
 }
+
+// A bound in a config file is exactly two numbers: Go would drop a third or
+// fill a missing one with 0, and the report would state a bound nobody
+// wrote (the CLI audit's "age": [18, 90, 3] ran as 18:90).
+func TestParseConfigBoundIsAPair(t *testing.T) {
+	for _, b := range []string{`[18, 90, 3]`, `[18]`, `[]`} {
+		_, err := ParseConfig([]byte(`{"data": {"bounds": {"age": ` + b + `}}}`))
+		if err == nil || !strings.Contains(err.Error(), `the bound of column "age" must be two numbers [lo, hi]`) {
+			t.Errorf("%s: %v", b, err)
+		}
+	}
+	if c, err := ParseConfig([]byte(`{"data": {"bounds": {"age": [18, 90]}}}`)); err != nil || c.Data.Bounds["age"] != [2]float64{18, 90} {
+		t.Errorf("a pair: %v %v", c, err)
+	}
+}

@@ -461,11 +461,16 @@ export class App {
     note.hidden = withMissing.length === 0 || $('impute-toggle').checked;
     note.textContent = note.hidden ? '' : `Missing cells in ${withMissing.map((c) => `${c} (${fmtInt(miss[c])})`).join(', ')} (counted on this device, never exported): tick "Replace missing values" above and type a value for each predictor, or untick those predictors.`;
     if (miss[outcome] > 0) return `The outcome ${outcome} has ${fmtInt(miss[outcome])} missing ${miss[outcome] === 1 ? 'cell' : 'cells'} (counted on this device, never exported): remove those rows before loading the file. A made-up outcome would be fitted as if it had been observed.`;
+    // Ticked, the box needs a value for every predictor, whatever the file
+    // holds: what a run and its exports need must not depend on which
+    // cells are missing.
+    if ($('impute-toggle').checked) {
+      const untyped = preds.filter((c) => !((this.impute[c] ?? '') !== '' && Number.isFinite(Number(this.impute[c]))));
+      if (untyped.length) return `Type the value for missing cells of every predictor (step 3; missing: ${untyped.join(', ')}): a typical value from public knowledge, within its bound. Every predictor gets one, so that the configuration does not tell which columns have missing cells.`;
+      return '';
+    }
     if (withMissing.length === 0) return '';
-    if (!$('impute-toggle').checked) return `${withMissing.join(', ')} ${withMissing.length === 1 ? 'has' : 'have'} missing cells (step 3): tick "Replace missing values" and type a public value for each predictor, or untick ${withMissing.length === 1 ? 'it' : 'them'} in step 2.`;
-    const untyped = preds.filter((c) => !((this.impute[c] ?? '') !== '' && Number.isFinite(Number(this.impute[c]))));
-    if (untyped.length) return `Type the value for missing cells of every predictor (step 3; missing: ${untyped.join(', ')}): a typical value from public knowledge, within its bound. Every predictor gets one, so that the configuration does not tell which columns have missing cells.`;
-    return '';
+    return `${withMissing.join(', ')} ${withMissing.length === 1 ? 'has' : 'have'} missing cells (step 3): tick "Replace missing values" and type a public value for each predictor, or untick ${withMissing.length === 1 ? 'it' : 'them'} in step 2.`;
   }
 
   // ---- config and plan --------------------------------------------------

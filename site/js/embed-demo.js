@@ -154,6 +154,9 @@ export function demoConfig(name, algorithm, epsilon, chains) {
   };
 }
 
+/** The embed's URL parameters. */
+export const PARAMS = ['demo', 'algorithm', 'epsilon', 'chains', 'autorun'];
+
 /**
  * Reads the embed parameters from a query string, clamping each to what the
  * embed offers. Names are read case-insensitively; a value that cannot be
@@ -161,8 +164,14 @@ export function demoConfig(name, algorithm, epsilon, chains) {
  * (shown in the frame), so that a page author sees what runs.
  */
 export function parseParams(search) {
-  const q = new URLSearchParams(search);
   const notes = [];
+  // Names are read case-insensitively; an unknown name is said, not ignored.
+  const q = new URLSearchParams();
+  for (const [k, v] of new URLSearchParams(search)) {
+    const key = k.trim().toLowerCase();
+    if (PARAMS.includes(key)) q.set(key, v);
+    else notes.push(`${k} is not a parameter of the embed (${PARAMS.join(', ')}): ignored`);
+  }
   const low = (k) => q.get(k)?.trim().toLowerCase() ?? null;
   let demo = low('demo') ?? 'banana';
   if (!Object.hasOwn(DEMOS, demo)) {

@@ -88,7 +88,9 @@ async function showForecast() {
   const f = res.error ? null : res.plan?.forecast;
   const box = $('forecast');
   box.hidden = !f?.text;
-  box.textContent = f?.text ? `${f.kind === 'exact' ? 'Forecast' : 'Mixing forecast'}: ${f.text}${/[.!?]$/.test(f.text) ? '' : '.'}` : '';
+  // The ε the forecast names may lie beyond this demo's slider.
+  const beyond = f?.epsilon_to_mix > Number(eps.max) ? ` That is beyond this demo's ε slider (at most ${eps.max}): here ${algorithm} cannot show a converged run.` : '';
+  box.textContent = f?.text ? `${f.kind === 'exact' ? 'Forecast' : 'Mixing forecast'}: ${f.text}${/[.!?]$/.test(f.text) ? '' : '.'}${beyond}` : '';
   const wont = Boolean(f?.text) && !f.will_mix;
   box.classList.toggle('warn', wont);
   box.dataset.willMix = f ? String(Boolean(f.will_mix)) : '';
@@ -102,15 +104,20 @@ function ending(cancelled) {
 }
 
 function finish(state, text) {
+  // Keyboard users: focus leaves the Stop button about to be disabled for
+  // Run, but only if it is there: the host page keeps its own focus.
+  const refocus = document.hasFocus() && document.activeElement === stopBtn;
   runBtn.disabled = false;
   stopBtn.disabled = true;
   algo.disabled = false;
   eps.disabled = false;
   setState(state, text);
-  progress.classList.toggle('warn', state === 'done' && $('forecast').dataset.willMix === 'false');
+  progress.classList.toggle('warn', state !== 'failed' && $('forecast').dataset.willMix === 'false');
+  // The progress line updates many times a second and is not announced;
+  // the status says how the run ended.
+  status.textContent = { done: 'done', cancelled: 'stopped', failed: 'failed' }[state] ?? state;
   redraw();
-  // Keyboard users: focus leaves the disabled Stop button for Run.
-  if (document.activeElement === stopBtn || document.activeElement === document.body) runBtn.focus({ preventScroll: true });
+  if (refocus) runBtn.focus({ preventScroll: true });
 }
 
 function onMessage(msg) {
@@ -177,13 +184,15 @@ function start() {
     shared: algorithm === 'noise-aware',
     chains: Array.from({ length: params.chains }, () => ({ n: 0, total: 0, accepted: 0, dim: 2, positions: null, ended: false })),
   };
+  // Keyboard users: focus moves from Run, about to be disabled, to Stop.
+  const refocus = document.hasFocus() && document.activeElement === runBtn;
   runBtn.disabled = true;
   stopBtn.disabled = false;
   algo.disabled = true;
   eps.disabled = true;
   progress.classList.remove('warn');
-  // Keyboard users: focus moves from the now disabled Run to Stop.
-  if (document.activeElement === runBtn) stopBtn.focus({ preventScroll: true });
+  status.textContent = 'running';
+  if (refocus) stopBtn.focus({ preventScroll: true });
   setState('running', 'Starting…');
   // A shared release (noise-aware): chain 0 first, the others from its
   // release (see 'started').
