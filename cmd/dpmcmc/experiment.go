@@ -83,6 +83,9 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	o := experiment.Options{Quick: quick, Repeats: repeats, Seed: seed, Workers: workers, N: nRows, Resume: resume}
+	if set := strings.TrimSpace(epsList); epsList != "" && (set == "" || strings.Contains(strings.ReplaceAll(set, " ", ""), ",,") || strings.HasSuffix(set, ",") || strings.HasPrefix(set, ",")) {
+		return fmt.Errorf("--eps %q: want comma-separated positive numbers, e.g. 0.5,1,3", epsList)
+	}
 	for _, f := range strings.Split(epsList, ",") {
 		if f = strings.TrimSpace(f); f == "" {
 			continue
@@ -94,10 +97,28 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 		o.Epsilons = append(o.Epsilons, v)
 	}
 	if algs != "" {
-		o.Algorithms = strings.Split(algs, ",")
+		for _, a := range strings.Split(algs, ",") {
+			if a = strings.TrimSpace(a); a == "" {
+				return fmt.Errorf("--algorithms %q: want comma-separated algorithm names", algs)
+			}
+			o.Algorithms = append(o.Algorithms, a)
+		}
 	}
 	if models != "" {
-		o.Models = strings.Split(models, ",")
+		for _, m := range strings.Split(models, ",") {
+			if m = strings.TrimSpace(m); m != "banana" && m != "gauss" {
+				return fmt.Errorf("--models: %q is not a model of the clipping experiment (banana, gauss)", m)
+			}
+			o.Models = append(o.Models, m)
+		}
+	}
+	switch {
+	case nRows < 0:
+		return fmt.Errorf("--n must be ≥ 1 (got %d; 0 or unset: the experiment's default)", nRows)
+	case repeats < 0:
+		return fmt.Errorf("--repeats must be ≥ 1 (got %d; 0 or unset: the experiment's default)", repeats)
+	case workers < 0:
+		return fmt.Errorf("--workers must be ≥ 1 (got %d; 0 or unset: GOMAXPROCS)", workers)
 	}
 	if !quiet {
 		o.Log = stderr
@@ -114,6 +135,9 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 				return fmt.Errorf("experiment %s: %w (the cells done so far are in %s: continue with --resume %s)", n, err, partial, partial)
 			}
 			return fmt.Errorf("experiment %s: %w", n, err)
+		}
+		if len(o.Algorithms) > 0 && allEmpty(res.Tables) {
+			return fmt.Errorf("experiment %s: no algorithm of --algorithms %s is part of it: nothing ran", n, strings.Join(o.Algorithms, ","))
 		}
 		paths, err := experiment.WriteTables(res, out)
 		if err != nil {
@@ -153,4 +177,14 @@ func experimentList() string {
 		fmt.Fprintf(&b, "  %-10s %s\n", e.Name, e.Summary)
 	}
 	return b.String()
+}
+
+// allEmpty reports whether no table has a row.
+func allEmpty(tables []*experiment.Table) bool {
+	for _, t := range tables {
+		if len(t.Rows) > 0 {
+			return false
+		}
+	}
+	return true
 }

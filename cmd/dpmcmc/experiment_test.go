@@ -334,3 +334,25 @@ func TestExperimentUsage(t *testing.T) {
 		t.Fatal("missing name accepted")
 	}
 }
+
+// Arguments an experiment cannot use are refused before anything runs (the
+// CLI audit: --algorithms foo wrote empty tables and exited 0).
+func TestExperimentBadArguments(t *testing.T) {
+	out := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"banana", "--quick", "--algorithms", "foo"}, "no algorithm of --algorithms foo is part of it"},
+		{[]string{"clipping", "--quick", "--models", "foo"}, `--models: "foo" is not a model of the clipping experiment`},
+		{[]string{"banana", "--quick", "--eps", "1,,2"}, "want comma-separated positive numbers"},
+		{[]string{"banana", "--quick", "--n", "-5"}, "--n must be ≥ 1"},
+		{[]string{"banana", "--quick", "--repeats", "-1"}, "--repeats must be ≥ 1"},
+		{[]string{"banana", "--quick", "--workers", "-1"}, "--workers must be ≥ 1"},
+	} {
+		code, _, stderr := runCLI(t, append(append([]string{"experiment"}, tc.args...), "--out", out, "--quiet")...)
+		if code == 0 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}

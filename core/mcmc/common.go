@@ -84,9 +84,12 @@ func initPosition(m model.Model, theta0, theta []float64, box []model.Interval) 
 	if err := checkTheta(theta0, len(theta)); err != nil {
 		return 0, err
 	}
+	if !inBox(theta0, box) {
+		return 0, fmt.Errorf("%w: it is outside the parameter box (--box): start the chains inside it (--init values, or a box wider than the start radius, 2 by default)", errOutsideSupport)
+	}
 	lp := m.LogPrior(theta0)
-	if math.IsInf(lp, -1) || math.IsNaN(lp) || !inBox(theta0, box) {
-		return 0, errOutsideSupport
+	if math.IsInf(lp, -1) || math.IsNaN(lp) {
+		return 0, fmt.Errorf("%w: the prior's log density there is %v (check the prior's scale, --prior-sd)", errOutsideSupport, lp)
 	}
 	copy(theta, theta0)
 	return lp, nil

@@ -167,7 +167,7 @@ func parseOptions(info ModelInfo, spec Spec) (opts, error) {
 	// Struct fields that duplicate options.
 	if spec.Temper != 0 {
 		if s, ok := spec.Options["temper"]; ok && o["temper"] != spec.Temper {
-			return nil, fmt.Errorf("%w: temper=%s conflicts with Temper %g", ErrBadOption, s, spec.Temper)
+			return nil, fmt.Errorf("%w: the option temper=%s conflicts with the temper %g given separately (--temper, temper)", ErrBadOption, s, spec.Temper)
 		}
 		o["temper"] = spec.Temper
 	}
@@ -176,7 +176,7 @@ func parseOptions(info ModelInfo, spec Spec) (opts, error) {
 			return nil, fmt.Errorf("%w: prior_sd does not apply to model %s (options: %s)", ErrBadOption, info.Name, strings.Join(keys, ", "))
 		}
 		if s, ok := spec.Options["prior-sd"]; ok && o["prior-sd"] != spec.PriorSD {
-			return nil, fmt.Errorf("%w: prior-sd=%s conflicts with PriorSD %g", ErrBadOption, s, spec.PriorSD)
+			return nil, fmt.Errorf("%w: the option prior-sd=%s conflicts with the prior sd %g given separately (--prior-sd, prior_sd)", ErrBadOption, s, spec.PriorSD)
 		}
 		o["prior-sd"] = spec.PriorSD
 	}
@@ -186,6 +186,11 @@ func parseOptions(info ModelInfo, spec Spec) (opts, error) {
 	for _, k := range []string{"prior-sd", "noise-sd", "var-x", "prior-var1", "prior-var2", "prior-var", "var1", "var2", "var-rest"} {
 		if v, ok := o[k]; ok && !(v > 0) {
 			return nil, fmt.Errorf("%w: %s=%g must be > 0", ErrBadOption, k, v)
+		}
+		// A scale whose square over- or underflows makes the density
+		// infinite everywhere (the audit's prior-sd Inf and 1e-300).
+		if v, ok := o[k]; ok && !(v >= 1e-100 && v <= 1e100) {
+			return nil, fmt.Errorf("%w: %s=%g must be between 1e-100 and 1e100", ErrBadOption, k, v)
 		}
 	}
 	return o, nil

@@ -109,7 +109,9 @@ func NewDiscreteGaussianCharge(coords float64, gridBits int, delta, epsCap float
 	c.PerCoord = math.Nextafter(a, math.Inf(1))
 	na := coords * c.PerCoord
 	if na > 1 {
-		return DiscreteGaussianCharge{}, fmt.Errorf("privacy: %.4g discrete-Gaussian coordinates at scale 2^%d cost N·a = %.3g > 1: use more grid bits", coords, gridBits, na)
+		// K grows with the ε the charge must cover and N with the
+		// iterations: name those settings, not the grid.
+		return DiscreteGaussianCharge{}, fmt.Errorf("privacy: the budget cannot be accounted: %.4g noisy coordinates (iterations × chains × released numbers) with ε up to %.3g cost the discrete noise N·a = %.3g > 1 (grid 2^%d): lower ε or the number of iterations", coords, epsCap, na, gridBits)
 	}
 	c.Epsilon = math.Nextafter(2*na, math.Inf(1))
 	c.DeltaFactor = math.Exp(-na) * (1 - 0x1p-29)

@@ -59,6 +59,11 @@ func (g TightGaussian) logDelta(eps float64) float64 {
 	a := -eps/mu + mu/2
 	b := a - mu
 	la := logPhi(a)
+	if math.IsInf(la, -1) {
+		// Φ(a) underflows even in log space (ε/μ beyond about 1e154):
+		// δ(ε) ≤ Φ(a) is 0 in the doubles (not the NaN of −∞ − −∞).
+		return math.Inf(-1)
+	}
 	lb := logPhi(b)
 	d := eps + lb - la
 	if d >= 0 { // only by rounding; the difference is positive mathematically
