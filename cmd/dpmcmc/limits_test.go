@@ -60,6 +60,8 @@ func TestImpossibleSettingsRefused(t *testing.T) {
 		{"prior sd infinite", append(clone(priv), "--prior-sd", "Inf", "--epsilon", "1", "--delta", "1e-5"), "prior-sd=+Inf must be between 1e-100 and 1e100", 0},
 		{"prior sd underflows", append(clone(priv), "--prior-sd", "1e-300", "--epsilon", "1", "--delta", "1e-5"), "prior-sd=1e-300 must be between 1e-100 and 1e100", 0},
 		{"box narrower than the starts", append(clone(priv), "--box", "0.5", "--epsilon", "1", "--delta", "1e-5", "--seed", "3"), "outside the parameter box (--box)", 0},
+		{"help for no command", []string{"help", "foo"}, `no help for "foo"`, 1},
+		{"dp-map share 1", append(clone(priv), "--init", "dp-map", "--init-share", "1", "--epsilon", "1", "--delta", "1e-5"), "dp-map init: the budget share (--init-share, init.share) must be in (0, 1) (got 1)", 0},
 		{"plan n = 1", []string{"plan", "--algorithm", "dp-penalty", "--n", "1", "--epsilon", "1", "--delta", "0.1"}, "--n must be at least 2", 1},
 		{"plan epsilon zero", []string{"plan", "--algorithm", "dp-penalty", "--n", "100", "--epsilon", "0", "--delta", "1e-5"}, "epsilon must be a finite number > 0", 1},
 		{"plan delta one", []string{"plan", "--algorithm", "dp-penalty", "--n", "100", "--epsilon", "1", "--delta", "1"}, "delta must be in (0, 1)", 1},

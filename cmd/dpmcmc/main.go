@@ -40,6 +40,8 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 			if c, ok := commands[args[1]]; ok {
 				return exitCode(c.run([]string{"-h"}, stdout, stderr), stderr)
 			}
+			fmt.Fprintf(stderr, "dpmcmc: no help for %q: it is not a command (run 'dpmcmc help')\n", args[1])
+			return 2
 		}
 		usage(stdout)
 		if len(args) == 0 {

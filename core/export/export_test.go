@@ -320,3 +320,18 @@ func TestHashNameRoundTrips(t *testing.T) {
 		t.Fatalf("read back %v, %d iterations", got.Names, got.NumIterations())
 	}
 }
+
+// A Stan CSV cut at a line end still parses; its header's num_samples says
+// how many draws it should hold, so the cut is an error, not a shorter
+// chain (the CLI audit's summary read "1 chain × 7 draws" of 10).
+func TestReadStanTruncated(t *testing.T) {
+	head := "# model = m\n# method = sample (Default)\n#   sample\n#     num_samples = 4\n#     num_warmup = 0\n#     save_warmup = 0\n#     thin = 1\nlp__,a\n"
+	full := head + "0,1\n0,2\n0,3\n0,4\n"
+	if d, err := ReadDraws(strings.NewReader(full)); err != nil || len(d.Values[0]) != 4 {
+		t.Fatalf("complete file: %v", err)
+	}
+	_, err := ReadDraws(strings.NewReader(head + "0,1\n0,2\n0,3\n"))
+	if err == nil || !strings.Contains(err.Error(), "num_samples = 4 (4 draws saved with thin = 1), but the file has 3 draws after warmup: it is truncated") {
+		t.Fatalf("truncated: %v", err)
+	}
+}

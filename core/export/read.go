@@ -84,7 +84,7 @@ func (f *commentFilter) Read(p []byte) (int, error) {
 }
 
 // comment records "key = value" from a comment line for the keys
-// num_warmup, save_warmup and thin (first occurrence wins).
+// num_warmup, save_warmup, thin and num_samples (first occurrence wins).
 func (f *commentFilter) comment() {
 	f.comments++
 	s := strings.TrimSpace(strings.TrimSuffix(string(f.line), "\r"))
@@ -94,7 +94,7 @@ func (f *commentFilter) comment() {
 	}
 	k = strings.TrimSpace(k)
 	switch k {
-	case "num_warmup", "save_warmup", "thin":
+	case "num_warmup", "save_warmup", "thin", "num_samples":
 	default:
 		return
 	}
@@ -247,6 +247,20 @@ func readStan(cr *csv.Reader, f *commentFilter, head []string, hline int) (*Draw
 	}
 	if warm >= len(rows) {
 		return nil, &ParseError{Line: hline, Err: fmt.Errorf("%d draws after %d saved warmup draws: nothing to read", len(rows)-min(warm, len(rows)), warm)}
+	}
+	// A file cut at a line end parses: its header says how many draws it
+	// should hold.
+	if v, ok := f.keys["num_samples"]; ok {
+		ns, err := strconv.Atoi(v)
+		thin := 1
+		if t, ok := f.keys["thin"]; ok {
+			thin, _ = strconv.Atoi(t)
+		}
+		if err == nil && ns >= 0 && thin >= 1 {
+			if want := (ns + thin - 1) / thin; len(rows)-warm != want {
+				return nil, &ParseError{Line: hline, Err: fmt.Errorf("the header says num_samples = %d (%d draws saved with thin = %d), but the file has %d draws after warmup: it is truncated or was edited", ns, want, thin, len(rows)-warm)}
+			}
+		}
 	}
 	d := &Draws{Names: names, Values: [][][]float64{rows}, Warmup: warm}
 	if !sampler && f.comments == 0 {

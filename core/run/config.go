@@ -5,6 +5,7 @@
 package run
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -304,8 +305,11 @@ func (c *Config) Validate() error {
 	switch c.Init.Kind {
 	case "", "uniform", "zero", "values":
 	case "dp-map":
-		if !(c.Init.Share >= 0 && c.Init.Share < 1) || c.Init.Steps < 0 {
-			add("dp-map init: share must be in (0, 1) and steps ≥ 1 (got %v, %d)", c.Init.Share, c.Init.Steps)
+		if !(c.Init.Share >= 0 && c.Init.Share < 1) {
+			add("dp-map init: the budget share (--init-share, init.share) must be in (0, 1) (got %v)", c.Init.Share)
+		}
+		if c.Init.Steps < 0 {
+			add("dp-map init: init.steps must be ≥ 1 (got %d)", c.Init.Steps)
 		}
 		if _, ok := gaussianAlgorithms[c.Algorithm]; !ok {
 			add("dp-map init is available for dp-penalty, dp-hmc and dp-mala (got %s)", c.Algorithm)
@@ -408,6 +412,9 @@ func (c *Config) PublicJSON() ([]byte, error) { return json.Marshal(c) }
 // ParseConfig decodes a JSON config, refusing unknown fields so that typos
 // are errors rather than silently ignored settings.
 func ParseConfig(b []byte) (*Config, error) {
+	// A byte-order mark, as some editors on Windows write (the CSV loader
+	// skips one too).
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	var c Config

@@ -199,3 +199,11 @@ func TestParseConfigBoundIsAPair(t *testing.T) {
 		t.Errorf("a pair: %v %v", c, err)
 	}
 }
+
+// A config file saved with a byte-order mark reads like one without.
+func TestParseConfigByteOrderMark(t *testing.T) {
+	c, err := ParseConfig([]byte("\xef\xbb\xbf{\"chains\": 3}"))
+	if err != nil || c.Chains != 3 {
+		t.Fatalf("%v %+v", err, c)
+	}
+}
