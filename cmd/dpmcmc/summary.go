@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -66,6 +68,13 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 	d, err := export.ReadFiles(files...)
 	if err != nil {
 		return err
+	}
+	for _, col := range slices.Sorted(maps.Keys(bounds)) {
+		if !slices.Contains(d.Names, col) {
+			// The outcome's bound, copied from sample's flags, is fine; a
+			// typo would otherwise silently give per-1 ratios.
+			fmt.Fprintf(stderr, "dpmcmc summary: note: --bound %s names no parameter of the draws (%s): it sets no ratio step\n", col, strings.Join(d.Names, ", "))
+		}
 	}
 	for _, i := range d.Unmarked {
 		fmt.Fprintf(stderr, "dpmcmc summary: note: %s has no %s, %s or %s column and no Stan comment or sampler column (lp__, …): it is read as one chain of draws; if it is a data file, the table describes its rows, not a posterior\n", files[i], export.ColChain, export.ColIteration, export.ColDraw)

@@ -276,3 +276,15 @@ func TestSampleSummaryUsesBounds(t *testing.T) {
 		t.Errorf("steps %v, want age 10, bmi 1:\n%s", steps, summary)
 	}
 }
+
+// A --bound that names no parameter (a typo, or the outcome's bound copied
+// from sample's flags) is said on stderr: it sets no ratio step.
+func TestSummaryBoundNamesNoParameter(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := runMain([]string{"summary", "--bound", "zz=0:1", blocker1, blocker2}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "note: --bound zz names no parameter of the draws") {
+		t.Errorf("stderr %q", errb.String())
+	}
+}
