@@ -80,3 +80,20 @@ func TestMissingAsNaN(t *testing.T) {
 		t.Fatalf("report %+v", rep)
 	}
 }
+
+// MaxValues stops a load that would hold more values than allowed (an
+// endless pipe, a file larger than memory) with an error naming the row,
+// on both the fast and the general path.
+func TestMaxValues(t *testing.T) {
+	in := "a,b\n1,2\n3,4\n5,6\n7,8\n"
+	if tab, _ := mustLoad(t, in, Options{MaxValues: 8}); tab.Rows != 4 {
+		t.Fatalf("at the limit: %d rows", tab.Rows)
+	}
+	err := loadErr(t, in, Options{MaxValues: 7})
+	checkErr(t, err, ErrTooLarge, 5, 0, "", "more than 7 values (4 rows × 2 columns)")
+	// Only loaded columns count.
+	if tab, _ := mustLoad(t, in, Options{MaxValues: 4, Columns: []string{"b"}}); tab.Rows != 4 {
+		t.Fatalf("one column: %d rows", tab.Rows)
+	}
+	checkErr(t, loadErr(t, "a,b\n\"1\",2\n3,4\n", Options{MaxValues: 3}), ErrTooLarge, 3, 0, "", "more than 3 values")
+}

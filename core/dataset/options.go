@@ -80,6 +80,12 @@ type Options struct {
 	// thousands separators would otherwise be misread.
 	DecimalComma bool
 
+	// MaxValues refuses a load that would hold more than this many values
+	// (rows × loaded columns; 0: no limit), naming the row where it was
+	// reached: an input of unknown size (a pipe) or one larger than memory
+	// then ends in an error, not in the runtime running out of memory.
+	MaxValues int64
+
 	// MaxBytes refuses inputs larger than this many bytes (0: no limit).
 	// When the source's size is known (os.File, bytes.Reader,
 	// strings.Reader, ...) the input is refused before anything is read.
@@ -112,8 +118,8 @@ func (o *Options) validate() error {
 			return errorf(ErrOptions, fmt.Sprintf("delimiter %q is not allowed (use comma, semicolon, tab or another ASCII punctuation character)", d))
 		}
 	}
-	if o.MaxBytes < 0 {
-		return errorf(ErrOptions, "MaxBytes is negative")
+	if o.MaxBytes < 0 || o.MaxValues < 0 {
+		return errorf(ErrOptions, "MaxBytes or MaxValues is negative")
 	}
 	if o.Columns != nil {
 		if len(o.Columns) == 0 {

@@ -491,7 +491,7 @@ func (r *Reader) next(row []float64) error {
 	for {
 		if r.fast && r.fastRow(row) {
 			r.rows++
-			return nil
+			return r.checkMaxValues()
 		}
 		if err := r.nextRecord(); err != nil {
 			r.err = err
@@ -528,8 +528,18 @@ func (r *Reader) next(row []float64) error {
 		}
 		r.rows++
 		r.rowLine = r.flines[0]
+		return r.checkMaxValues()
+	}
+}
+
+// checkMaxValues fails once the rows read hold more than Options.MaxValues
+// values, naming the row's line.
+func (r *Reader) checkMaxValues() error {
+	if r.opts.MaxValues <= 0 || int64(r.rows)*int64(len(r.names)) <= r.opts.MaxValues {
 		return nil
 	}
+	r.err = &ParseError{Line: r.rowLine, Err: errorf(ErrTooLarge, fmt.Sprintf("more than %d values (%d rows × %d columns) to hold in memory: load fewer columns (only the model's are read) or fewer rows", r.opts.MaxValues, r.rows, len(r.names)))}
+	return r.err
 }
 
 // consumed returns the number of input bytes parsed so far.

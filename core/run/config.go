@@ -383,7 +383,7 @@ func (c *Config) Validate() error {
 // LoadOptions are the dataset options the config implies: only the columns
 // the model uses are parsed.
 func (c *Config) LoadOptions() dataset.Options {
-	o := dataset.Options{Categories: c.Data.Categories, DecimalComma: c.Data.DecimalComma, Impute: c.Data.Impute}
+	o := dataset.Options{Categories: c.Data.Categories, DecimalComma: c.Data.DecimalComma, Impute: c.Data.Impute, MaxValues: MaxDataValues}
 	if c.Data.DropMissing {
 		o.Missing = dataset.MissingDropRows
 	}

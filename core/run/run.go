@@ -108,6 +108,12 @@ func prepareModel(cfg *Config, m model.Model, names []string, clipped dataset.Cl
 // release.
 const MaxStoredValues = 1 << 28
 
+// MaxDataValues is the most values (rows × used columns) a run loads: 2 GB
+// of float64 (10⁷ rows of 26 columns). A larger input, or one of unknown
+// size that does not end (a pipe), is refused with the row where the
+// limit was reached instead of exhausting memory.
+const MaxDataValues = 1 << 28
+
 // checkStorage refuses a resolved config whose chains would each hold more
 // than MaxStoredValues numbers.
 func checkStorage(c *Config, dim int) error {
