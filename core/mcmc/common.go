@@ -17,7 +17,7 @@ import (
 var (
 	errNoInit         = errors.New("mcmc: Step before Init")
 	errOutsideSupport = errors.New("mcmc: initial position outside the prior's support")
-	errBadLogLik      = errors.New("mcmc: log-likelihood at the initial position is not finite")
+	errBadLogLik      = errors.New("mcmc: log-likelihood at the initial position is not finite (a value in the data may be too extreme for the model, e.g. beyond 1e150: give public bounds to clip to, or check the file)")
 )
 
 // checkModel validates the model's shape.
