@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -419,6 +420,11 @@ func ParseConfig(b []byte) (*Config, error) {
 	dec.DisallowUnknownFields()
 	var c Config
 	if err := dec.Decode(&c); err != nil {
+		// Name the field as the file spells it, not Go's struct path.
+		var ute *json.UnmarshalTypeError
+		if errors.As(err, &ute) && ute.Field != "" {
+			return nil, fmt.Errorf("run config: %s must be %s (got a JSON %s)", ute.Field, jsonKind(ute.Type), ute.Value)
+		}
 		return nil, fmt.Errorf("run config: %w", err)
 	}
 	if dec.More() {
@@ -440,6 +446,27 @@ func ParseConfig(b []byte) (*Config, error) {
 		}
 	}
 	return &c, nil
+}
+
+// jsonKind names what a Go type is in JSON, for ParseConfig's errors.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return t.String()
 }
 
 // Algorithms lists the algorithm names, sorted.

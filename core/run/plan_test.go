@@ -207,3 +207,17 @@ func TestParseConfigByteOrderMark(t *testing.T) {
 		t.Fatalf("%v %+v", err, c)
 	}
 }
+
+// A value of the wrong JSON type is named by its field as the file spells
+// it (the CLI audit saw Go's "struct field Budget.privacy.epsilon").
+func TestParseConfigTypeErrorNamesField(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"privacy": {"epsilon": "1"}}`: "run config: privacy.epsilon must be a number (got a JSON string)",
+		`{"chains": 2.5}`:               "run config: chains must be a whole number (got a JSON number 2.5)",
+		`{"model": {"model": 3}}`:       "run config: model.model must be a string (got a JSON number)",
+	} {
+		if _, err := ParseConfig([]byte(in)); err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %q", in, err, want)
+		}
+	}
+}
