@@ -313,7 +313,7 @@ test('missing predictor cells: counted on screen only, replaced by declared valu
       assert.equal(await page.getByTestId('impute-y').count(), 0);
       await page.getByTestId('impute-x1').fill('0');
       // Ticked, every predictor needs a value, missing cells or not.
-      assert.match(await page.getByTestId('run-blocker').textContent(), /value for missing cells of every predictor \(step 3; missing: x2\)/);
+      assert.match(await page.getByTestId('run-blocker').textContent(), /value for missing cells of every predictor \(step 3; not typed yet: x2\)/);
       await page.getByTestId('impute-x2').fill('0');
       await page.waitForFunction(() => /planned ε/.test(document.querySelector('[data-testid="plan"]').textContent), null, { timeout: 60000 });
       assert.equal(await page.getByTestId('run-blocker').textContent(), '');
@@ -367,6 +367,10 @@ test('columns written as text (sex F/M, a yes/no outcome) run once their coding 
     assert.match(await page.getByTestId('run-blocker').textContent(), /^The text coding of sex \(step 3\): give every value the column can take/);
     await page.getByTestId('coding-sex').fill('F=0, M=1');
     await page.getByTestId('coding-smoker').fill('no: 0; yes: 1');
+    // A 0/1 outcome coded 1/2 would be clipped to all ones: refused.
+    await page.getByTestId('coding-y').fill('no=1, yes=2');
+    await page.waitForFunction(() => /^Cannot run/.test(document.querySelector('[data-testid="run-blocker"]').textContent), null, { timeout: 60000 });
+    assert.match(await page.getByTestId('run-blocker').textContent(), /the coding of the 0\/1 outcome "y" maps "yes" to 2: a 0\/1 outcome's coding must give 0 and 1 only/);
     await page.getByTestId('coding-y').fill('no=0, yes=1');
     // The coded predictors' bounds are their numbers'.
     assert.deepEqual(await page.getByTestId('bound-lo-sex').inputValue(), '0');

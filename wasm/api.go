@@ -14,6 +14,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/dpmcmc/dpmcmc/core/dataset"
@@ -181,7 +182,11 @@ func inspectSource(src source, o inspectOptions) inspectResult {
 		return res
 	}
 	opts.Delimiter = delim
-	opts.Columns = numeric
+	// Text columns are read too, unparsed, so that their missing cells are
+	// counted like the numbers' (a text predictor can be coded and given
+	// a value for them; a text outcome's missing cells block the run).
+	opts.Columns = append(slices.Clone(numeric), textNames(header, text)...)
+	opts.TextColumns = textNames(header, text)
 	t, rep, err := dataset.Load(src.Open(), opts)
 	if err != nil {
 		res.Error = toAPIError(err)
@@ -541,4 +546,15 @@ func mustJSON(v any) string {
 		panic(err)
 	}
 	return string(b)
+}
+
+// textNames lists the header's columns typed text, in header order.
+func textNames(header []string, text map[string]bool) []string {
+	var out []string
+	for _, h := range header {
+		if text[h] {
+			out = append(out, h)
+		}
+	}
+	return out
 }

@@ -66,20 +66,23 @@ func TestInspectErrors(t *testing.T) {
 
 // A file with missing cells loads for the screen: every row is kept, the
 // columns are typed from their other cells, and the missing cells are
-// counted per column, so that the page can ask for public values to put in
-// them (the run's data.impute) instead of refusing the file.
+// counted per column, text columns included, so that the page can ask for
+// public values to put in them (the run's data.impute) instead of refusing
+// the file.
 func TestInspectMissingCells(t *testing.T) {
-	r := inspect([]byte("y,age,bmi,empty\n1,50,NA,\n0,,22.5,\n1,61,30,.\n"), inspectOptions{})
+	r := inspect([]byte("y,age,bmi,empty,sex\nyes,50,NA,,F\nno,,22.5,,NA\nNA,61,30,.,M\n"), inspectOptions{})
 	if r.Error != nil || r.Rows != 3 || r.Dropped != 0 {
 		t.Fatalf("%+v", r)
 	}
-	want := map[string]string{"y": "binary", "age": "count", "bmi": "number", "empty": "number"}
+	want := map[string]string{"y": "text", "age": "count", "bmi": "number", "empty": "number", "sex": "text"}
 	for _, c := range r.Columns {
 		if c.Type != want[c.Name] {
 			t.Errorf("%s typed %s, want %s", c.Name, c.Type, want[c.Name])
 		}
 	}
-	if !maps.Equal(r.Missing, map[string]int{"age": 1, "bmi": 1, "empty": 3}) {
+	// Text columns' missing cells are counted too (the clinician audit's
+	// smoker NAs had been invisible on the page).
+	if !maps.Equal(r.Missing, map[string]int{"y": 1, "age": 1, "bmi": 1, "empty": 3, "sex": 1}) {
 		t.Errorf("missing %v", r.Missing)
 	}
 	if r := inspect([]byte("a\n1\n"), inspectOptions{}); r.Missing != nil {

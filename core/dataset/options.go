@@ -51,6 +51,11 @@ type Options struct {
 	// and the tokens NA, NaN, N/A, null (any case) and ".".
 	Missing MissingPolicy
 
+	// TextColumns names columns whose cells are not parsed, for inspecting
+	// a file on screen: a missing cell is counted (LoadReport.MissingCells)
+	// and handled by the policy, any other cell is stored as NaN.
+	TextColumns []string
+
 	// Impute replaces a missing value of a named column by a constant,
 	// e.g. {"insulin": 80}, before the policy above applies to the other
 	// columns. The map is applied to each row on its own and keeps every

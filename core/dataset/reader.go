@@ -44,6 +44,7 @@ type Reader struct {
 	impute  []float64            // per output column, the value of a missing cell
 	imputed []bool               // per output column, whether impute applies
 	missing []int                // per output column, missing cells seen
+	text    []bool               // per output column, not parsed (TextColumns)
 	colOf   map[string]int       // header name -> file column
 	hline   int                  // line of the header
 	fastOut []int                // per file column: output column, -1 skipped, -2 mapped
@@ -346,6 +347,14 @@ func (r *Reader) setHeader() error {
 			r.catKeys[k] = keys
 		}
 	}
+	r.text = make([]bool, len(r.names))
+	for _, col := range r.opts.TextColumns {
+		for k, name := range r.names {
+			if name == col {
+				r.text[k] = true
+			}
+		}
+	}
 	r.impute = make([]float64, len(r.names))
 	r.imputed = make([]bool, len(r.names))
 	r.missing = make([]int, len(r.names))
@@ -368,7 +377,7 @@ func (r *Reader) setHeader() error {
 	}
 	for k, fc := range r.fileCol {
 		r.fastOut[fc] = k
-		if r.cats[k] != nil {
+		if r.cats[k] != nil || r.text[k] {
 			r.fastOut[fc] = -2
 		}
 	}
@@ -505,7 +514,7 @@ func (r *Reader) next(row []float64) error {
 		dc := r.opts.DecimalComma
 		for k, fc := range r.fileCol {
 			tok := r.fields[fc]
-			if len(tok) > 0 && r.cats[k] == nil {
+			if len(tok) > 0 && r.cats[k] == nil && !r.text[k] {
 				if v, st := parseNumber(tok, dc); st == numOK {
 					row[k] = v
 					continue
@@ -567,6 +576,9 @@ func (r *Reader) slowCell(k, fc int, tok []byte) (v float64, missing bool, err e
 		}
 		return 0, false, pe(errorf(ErrMissing, "missing value ("+what+"); "+MissingAdvice))
 	}
+	if r.text[k] {
+		return math.NaN(), false, nil
+	}
 	if m := r.cats[k]; m != nil {
 		if v, ok := m[string(tok)]; ok {
 			return v, false, nil
@@ -592,7 +604,7 @@ func (r *Reader) slowCell(k, fc int, tok []byte) (v float64, missing bool, err e
 	case !r.opts.DecimalComma && looksDecimalComma(tok):
 		msg += " (it looks like a decimal comma, or a thousands separator: if the file writes decimals with a comma, choose the decimal-comma option (dpmcmc: --decimal-comma; the page: \"numbers use a decimal comma\"))"
 	case r.opts.DecimalComma && bytes.IndexByte(tok, '.') >= 0:
-		msg += " (with the decimal-comma option, '.' is not accepted in numbers: thousands separators are ambiguous)"
+		msg += " (with the decimal-comma option, '.' is not accepted in numbers: thousands separators are ambiguous; if this file writes decimals with a point, turn the option off: dpmcmc: leave out --decimal-comma; the page: untick \"numbers use a decimal comma\")"
 	case hasLetter(tok):
 		msg += fmt.Sprintf("; if column %q holds categories, give an explicit mapping of its values to numbers (e.g. yes=1, no=0: \"categories\" in the run config; the page: the \"text coding\" column of step 3), or leave the column out", r.header[fc])
 	}

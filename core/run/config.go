@@ -282,6 +282,20 @@ func (c *Config) Validate() error {
 		// the config says.
 		add("noise-aware always samples the coefficients of the predictors scaled to [-1, 1] by their public bounds (its release is of the scaled statistics): leave scale unset or set it to bounds; scale none is for the per-iteration samplers")
 	}
+	if m, ok := c.Data.Categories[c.Model.Outcome]; ok && c.Model.Outcome != "" {
+		// The outcome's bound clips what the coding gives: a 0/1 outcome
+		// coded 1/2 would make every row a 1 without a word.
+		fam := strings.ToLower(strings.TrimSpace(c.Model.Model))
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			v := m[k]
+			switch {
+			case fam == "logistic" && v != 0 && v != 1:
+				add("the coding of the 0/1 outcome %q maps %q to %v: a 0/1 outcome's coding must give 0 and 1 only (e.g. control=0, case=1)", c.Model.Outcome, k, v)
+			case fam == "poisson" && (v < 0 || v != math.Trunc(v)):
+				add("the coding of the count outcome %q maps %q to %v: counts are whole numbers ≥ 0", c.Model.Outcome, k, v)
+			}
+		}
+	}
 	for _, col := range slices.Sorted(maps.Keys(c.Data.Impute)) {
 		v := c.Data.Impute[col]
 		b, bounded := c.Data.Bounds[col]

@@ -221,3 +221,26 @@ func TestParseConfigTypeErrorNamesField(t *testing.T) {
 		}
 	}
 }
+
+// A 0/1 outcome's coding must give 0 and 1 only, and a count's whole
+// numbers: the outcome's bound would otherwise clip a 1/2 coding to all
+// ones (the clinician audit's control=1, case=2 ran as every row a case).
+func TestOutcomeCodingFitsTheFamily(t *testing.T) {
+	for _, tc := range []struct {
+		family string
+		coding map[string]float64
+		want   string
+	}{
+		{"logistic", map[string]float64{"control": 1, "case": 2}, `maps "case" to 2: a 0/1 outcome's coding must give 0 and 1 only`},
+		{"logistic", map[string]float64{"control": -1, "case": 1}, `maps "control" to -1`},
+		{"poisson", map[string]float64{"none": 0, "some": 1.5}, "counts are whole numbers ≥ 0"},
+		{"logistic", map[string]float64{"control": 0, "case": 1}, ""},
+	} {
+		c := &Config{Model: model.Spec{Model: tc.family, Outcome: "y"}, Algorithm: "hmc", Chains: 1, Draws: 10,
+			Data: DataSpec{Categories: map[string]map[string]float64{"y": tc.coding}}}
+		err := c.Validate()
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s %v: %v, want %q", tc.family, tc.coding, err, tc.want)
+		}
+	}
+}

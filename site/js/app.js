@@ -160,8 +160,10 @@ export class App {
     if (!this.sessions.has(key)) this.sessions.set(key, { runs: 0, epsilon: 0, delta: 0 });
     this.session = this.sessions.get(key);
     this.bounds = {};
-    // Values declared for the predictors' missing cells (step 3).
+    // Values declared for the predictors' missing cells (step 3), and the
+    // box, belong to the file, as its bounds and codings do.
     this.impute = {};
+    $('impute-toggle').checked = false;
     // Typed codings of text columns, as typed (step 3).
     this.coding = {};
     if (demo) for (const c of DEMO_COLUMNS) this.bounds[c.name] = { lo: String(c.lo), hi: String(c.hi) };
@@ -336,7 +338,7 @@ export class App {
             this.impute[name] = i.value;
             this.update();
           });
-          impute.append(i);
+          impute.append(el('span', { class: 'phone-label', text: 'if missing' }), i);
         }
       }
       // The coding of a column written as text: offered for every column
@@ -346,7 +348,7 @@ export class App {
         this.coding[name] = coding.value;
         this.update();
       });
-      const tr = el('tr', {}, el('th', { scope: 'row', text: name }), el('td', {}, mk('lo')), el('td', {}, mk('hi')), impute, el('td', { class: 'coding' }, coding), el('td', { class: 'help', text: help }));
+      const tr = el('tr', {}, el('th', { scope: 'row', text: name }), el('td', {}, mk('lo')), el('td', {}, mk('hi')), impute, el('td', { class: 'coding' }, el('span', { class: 'phone-label', text: 'text coding' }), coding), el('td', { class: 'help', text: help }));
       tr.dataset.column = name;
       return tr;
     });
@@ -466,7 +468,7 @@ export class App {
     // cells are missing.
     if ($('impute-toggle').checked) {
       const untyped = preds.filter((c) => !((this.impute[c] ?? '') !== '' && Number.isFinite(Number(this.impute[c]))));
-      if (untyped.length) return `Type the value for missing cells of every predictor (step 3; missing: ${untyped.join(', ')}): a typical value from public knowledge, within its bound. Every predictor gets one, so that the configuration does not tell which columns have missing cells.`;
+      if (untyped.length) return `Type the value for missing cells of every predictor (step 3; not typed yet: ${untyped.join(', ')}): a typical value from public knowledge, within its bound. Every predictor gets one, so that the configuration does not tell which columns have missing cells.`;
       return '';
     }
     if (withMissing.length === 0) return '';
