@@ -13,8 +13,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/dpmcmc/dpmcmc/core/dataset"
