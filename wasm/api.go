@@ -165,7 +165,9 @@ func inspectSource(src source, o inspectOptions) inspectResult {
 	text := map[string]bool{}
 	if len(res.Preview) > 0 {
 		for j, name := range header {
-			if j < len(res.Preview[0]) && isText(res.Preview[0][j]) {
+			// Judged by the first preview cell that is not missing: a
+			// yes/no column whose first cell is NA is still text.
+			if v, ok := firstPresent(res.Preview, j); ok && isText(v) {
 				text[name] = true
 				continue
 			}
@@ -237,11 +239,21 @@ func columnType(data []float64, w, j int) string {
 	return "count"
 }
 
+// firstPresent returns the first cell of column j in the preview rows that
+// is not a missing value.
+func firstPresent(rows [][]string, j int) (string, bool) {
+	for _, r := range rows {
+		if j < len(r) && !dataset.IsMissing(r[j]) {
+			return r[j], true
+		}
+	}
+	return "", false
+}
+
 // isText reports whether a cell is neither a number nor a missing value.
 func isText(s string) bool {
 	s = strings.TrimSpace(s)
-	switch strings.ToLower(s) {
-	case "", "na", "nan", "n/a", "null", ".":
+	if dataset.IsMissing(s) {
 		return false
 	}
 	if _, err := strconv.ParseFloat(s, 64); err == nil {

@@ -70,11 +70,12 @@ func TestInspectErrors(t *testing.T) {
 // public values to put in them (the run's data.impute) instead of refusing
 // the file.
 func TestInspectMissingCells(t *testing.T) {
-	r := inspect([]byte("y,age,bmi,empty,sex\nyes,50,NA,,F\nno,,22.5,,NA\nNA,61,30,.,M\n"), inspectOptions{})
+	r := inspect([]byte("y,age,bmi,empty,sex,smoker\nyes,50,NA,,F,NA\nno,,22.5,,NA,yes\nNA,61,30,.,M,no\n"), inspectOptions{})
 	if r.Error != nil || r.Rows != 3 || r.Dropped != 0 {
 		t.Fatalf("%+v", r)
 	}
-	want := map[string]string{"y": "text", "age": "count", "bmi": "number", "empty": "number", "sex": "text"}
+	// smoker's first cell is NA: its type comes from the first present cell.
+	want := map[string]string{"y": "text", "age": "count", "bmi": "number", "empty": "number", "sex": "text", "smoker": "text"}
 	for _, c := range r.Columns {
 		if c.Type != want[c.Name] {
 			t.Errorf("%s typed %s, want %s", c.Name, c.Type, want[c.Name])
@@ -82,7 +83,7 @@ func TestInspectMissingCells(t *testing.T) {
 	}
 	// Text columns' missing cells are counted too (the clinician audit's
 	// smoker NAs had been invisible on the page).
-	if !maps.Equal(r.Missing, map[string]int{"y": 1, "age": 1, "bmi": 1, "empty": 3, "sex": 1}) {
+	if !maps.Equal(r.Missing, map[string]int{"y": 1, "age": 1, "bmi": 1, "empty": 3, "sex": 1, "smoker": 1}) {
 		t.Errorf("missing %v", r.Missing)
 	}
 	if r := inspect([]byte("a\n1\n"), inspectOptions{}); r.Missing != nil {

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -190,6 +191,14 @@ func equalFold(b []byte, w string) bool {
 		}
 	}
 	return true
+}
+
+// IsMissing reports whether a cell (as text, surrounding spaces and quotes
+// already removed) is a missing value: empty, NA, NaN, N/A, null (any
+// case) or ".".
+func IsMissing(cell string) bool {
+	b := bytes.TrimSpace([]byte(cell))
+	return len(b) == 0 || isMissingToken(b)
 }
 
 // isMissingToken reports whether a (trimmed, non-empty) cell spells a missing
