@@ -326,15 +326,11 @@ func (r *Reader) setHeader() error {
 	r.cats = make([]map[string]float64, len(r.names))
 	r.catKeys = make([][]string, len(r.names))
 	for col, m := range r.opts.Categories {
-		j, ok := r.colOf[col]
-		if !ok {
-			return &ParseError{Line: r.flines[0], ColumnName: col,
-				Err: errorf(ErrUnknownColumn, "has a category mapping but is not in the header; the columns are "+listNames(r.header))}
+		outs, err := r.outputsOf(col, "has a category mapping")
+		if err != nil {
+			return err
 		}
-		for k, fc := range r.fileCol {
-			if fc != j {
-				continue
-			}
+		for _, k := range outs {
 			tm := make(map[string]float64, len(m))
 			keys := make([]string, 0, len(m))
 			for key, v := range m {
@@ -359,15 +355,12 @@ func (r *Reader) setHeader() error {
 	r.imputed = make([]bool, len(r.names))
 	r.missing = make([]int, len(r.names))
 	for col, v := range r.opts.Impute {
-		j, ok := r.colOf[col]
-		if !ok {
-			return &ParseError{Line: r.flines[0], ColumnName: col,
-				Err: errorf(ErrUnknownColumn, "has a value for missing cells but is not in the header; the columns are "+listNames(r.header))}
+		outs, err := r.outputsOf(col, "has a value for missing cells")
+		if err != nil {
+			return err
 		}
-		for k, fc := range r.fileCol {
-			if fc == j {
-				r.impute[k], r.imputed[k] = v, true
-			}
+		for _, k := range outs {
+			r.impute[k], r.imputed[k] = v, true
 		}
 	}
 	r.row = make([]float64, len(r.names))
@@ -385,6 +378,24 @@ func (r *Reader) setHeader() error {
 	// tokenizer but one number to scanNumber.
 	r.fast = !(r.opts.DecimalComma && r.delim == ',')
 	return nil
+}
+
+// outputsOf returns the output columns that load header column col (none
+// when it is not loaded), or an error saying that col, which what (an
+// option naming it), is not in the header.
+func (r *Reader) outputsOf(col, what string) ([]int, error) {
+	j, ok := r.colOf[col]
+	if !ok {
+		return nil, &ParseError{Line: r.flines[0], ColumnName: col,
+			Err: errorf(ErrUnknownColumn, what+" but is not in the header; the columns are "+listNames(r.header))}
+	}
+	var out []int
+	for k, fc := range r.fileCol {
+		if fc == j {
+			out = append(out, k)
+		}
+	}
+	return out, nil
 }
 
 // fastRow parses the record at r.pos, into row, if it is the common case: plain numbers
