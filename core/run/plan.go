@@ -141,8 +141,19 @@ func MakePlan(cfg *Config, n, d int) (*Plan, error) {
 
 // resolve fills the private settings of cfg (defaults from the model's
 // public per-row bounds when m is not nil) and plans iterations or noise. It
-// returns the resolved config (a copy) and the plan.
+// returns the resolved config (a copy) and the plan, whose notes name the
+// given settings the algorithm ignores (IgnoredSettings).
 func resolve(cfg *Config, m model.Model, n, d int) (*Config, *Plan, error) {
+	c, p, err := resolvePlan(cfg, m, n, d)
+	if err == nil {
+		if ig := IgnoredSettings(cfg); len(ig) > 0 {
+			p.Notes = append(p.Notes, IgnoredNote(cfg.Algorithm, ig))
+		}
+	}
+	return c, p, err
+}
+
+func resolvePlan(cfg *Config, m model.Model, n, d int) (*Config, *Plan, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, err
 	}
