@@ -113,7 +113,8 @@ test('one row with y = 2 changes neither the defaults nor the exports; a declare
       assert.equal(await page.getByTestId('run-blocker').textContent(), '');
       const ex = await exportsBeforeRun(page);
       const local = await page.getByTestId('outcome-local-check').evaluate((e) => (e.hidden ? '' : e.textContent));
-      got.push({ state, ex, local });
+      const clip = await page.getByTestId('clip-note').evaluate((e) => (e.hidden ? '' : e.textContent));
+      got.push({ state, ex, local, clip });
       if (file === b) {
         // The run goes through (y = 2 is clipped to the declared bound) and
         // its report is the planned one.
@@ -144,6 +145,38 @@ test('one row with y = 2 changes neither the defaults nor the exports; a declare
   // The rows may be described on screen, labelled local, and only there.
   assert.equal(ra.local, '');
   assert.match(rb.local, /^Local check \(not private, stays on this device\): not every value of y is 0 or 1/);
+  // So may the values the bounds clipped: none in a, y's 2 in b.
+  assert.equal(ra.clip, '');
+  assert.match(rb.clip, /^Values outside their public bounds, clipped to them \(counted on this device, never exported\): y 1 above 1 \(fitted as the nearest of 0 and 1: if y is coded otherwise, e\.g\. 1\/2, type its text coding above: 1=0, 2=1\)\. /);
+});
+
+test('values outside a bound are counted on screen only; a 0/1 outcome coded 1/2 runs once its coding 1=0, 2=1 is typed', { timeout: 180000 }, async () => {
+  // x1 ∈ [−2, 2]: the bound [−1, 1] clips the rows with |x1| > 1.
+  const rows = baseRows().map((r) => [r[0], r[1], r[2] + 1]);
+  const above = rows.filter((r) => r[0] > 1).length;
+  const below = rows.filter((r) => r[0] < -1).length;
+  const file = writeCSV('coded12', ['x1', 'x2', 'y'], rows);
+  const { context, page, rec } = await h.open(DESKTOP);
+  try {
+    await load(page, file);
+    await declare(page, { x1: [-1, 1], x2: [0, 1] });
+    const note = () => page.getByTestId('clip-note').evaluate((e) => (e.hidden ? '' : e.textContent));
+    assert.match(await note(), new RegExp(`: x1 ${above} above 1 and ${below} below -1; y ${rows.filter((r) => r[2] === 2).length} above 1 \\(fitted as the nearest of 0 and 1`));
+    await page.getByTestId('coding-y').fill('1=0, 2=1');
+    await page.waitForFunction(() => /planned ε/.test(document.querySelector('[data-testid="plan"]').textContent) && /^Values/.test(document.querySelector('[data-testid="clip-note"]').textContent) && !/; y /.test(document.querySelector('[data-testid="clip-note"]').textContent), null, { timeout: 60000 });
+    assert.match(await note(), new RegExp(`: x1 ${above} above 1 and ${below} below -1\\. Clipping is what keeps`));
+    const ex = await exportsBeforeRun(page);
+    assert.deepEqual(JSON.parse(ex.config).data.categories, { y: { 1: 0, 2: 1 } });
+    for (const text of [ex.config, ex.report]) assert.doesNotMatch(text, /counted on this device|"clipped"|\d above \d/);
+    assert.equal(await runToEnd(page), 'done');
+    // A bound that holds every value: no note.
+    await page.getByTestId('bound-lo-x1').fill('-2');
+    await page.getByTestId('bound-hi-x1').fill('2');
+    await page.waitForFunction(() => document.querySelector('[data-testid="clip-note"]').hidden && /planned ε/.test(document.querySelector('[data-testid="plan"]').textContent), null, { timeout: 60000 });
+    await assertClean(page, rec);
+  } finally {
+    await context.close();
+  }
 });
 
 test('text in the first row of a predictor changes neither the predictors nor the config; the engine names the row', { timeout: 180000 }, async () => {

@@ -72,6 +72,9 @@ for (const variant of Object.keys(sites)) test(`${variant} site: breast-cancer C
     await page.getByTestId('csv-input').setInputFiles(csv);
     await page.waitForFunction(() => document.querySelector('[data-testid="file-info"]').textContent.startsWith('breast_cancer_wdbc.csv: 569 rows'));
     await page.getByTestId('outcome-select').selectOption('malignant');
+    // Until the outcome's type is declared, no sampler is called recommended.
+    assert.match(await page.getByTestId('algorithm-doc').textContent(), /The default until the outcome's type is declared in step 2/);
+    assert.doesNotMatch(await page.getByTestId('algorithm-doc').textContent(), /Recommended/);
     await page.getByTestId('model-select').selectOption('logistic');
     // Only the five bc5 predictors.
     for (const cb of await page.getByTestId('predictors').locator('input').all()) {

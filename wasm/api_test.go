@@ -349,6 +349,45 @@ func TestPlanCarriesForecast(t *testing.T) {
 	}
 }
 
+// The plan counts, per column, the values its public bound clipped (shown
+// on the page, labelled local); the resolved config, which exports carry,
+// does not.
+func TestPlanCountsClippedValues(t *testing.T) {
+	data := demoCSV(t)
+	below, above := 0, 0
+	rows := strings.Split(strings.TrimSpace(string(data)), "\n")
+	j := slices.Index(strings.Split(rows[0], ","), "age10")
+	for _, r := range rows[1:] {
+		var v float64
+		if _, err := fmt.Sscan(strings.Split(r, ",")[j], &v); err != nil {
+			t.Fatal(err)
+		}
+		if v < -1 {
+			below++
+		} else if v > 1 {
+			above++
+		}
+	}
+	cfg := func(age string) string {
+		return `{"model":{"model":"logistic","outcome":"event","predictors":["age10","smoker"]},
+"data":{"bounds":{"age10":` + age + `,"smoker":[0,1],"event":[0,1]}},
+"algorithm":"noise-aware","chains":2,"seed":7,"privacy":{"epsilon":1,"delta":1e-5}}`
+	}
+	p, err := plan(bytesSource(data), cfg("[-1,1]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if below == 0 || above == 0 || p.Clipped["age10"] != (clipCount{Below: below, Above: above}) || len(p.Clipped) != 1 {
+		t.Fatalf("clipped %v, want age10 %d below and %d above only", p.Clipped, below, above)
+	}
+	if strings.Contains(string(p.Config), "below") || strings.Contains(string(p.Config), "above") {
+		t.Errorf("the resolved config carries a count: %s", p.Config)
+	}
+	if p, err = plan(bytesSource(data), cfg("[-4.2,3]")); err != nil || p.Clipped != nil {
+		t.Fatalf("bounds that hold every value: clipped %v, %v", p.Clipped, err)
+	}
+}
+
 // Issue #16: the page's default sampler is the command-line tool's
 // --algorithm auto (run.Recommend) for the declared model: noise-aware for
 // a private logistic, linear or Poisson regression.

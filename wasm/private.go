@@ -15,11 +15,21 @@ import (
 type planResult struct {
 	Plan   *run.Plan       `json:"plan"`
 	Config json.RawMessage `json:"config"`
+	// Clipped counts, per column with any, the values its public bound
+	// moved. LOCAL DIAGNOSTIC, NOT PRIVATE (dataset.ClipCounts): the page
+	// shows it on screen, labelled, and never puts it in an export.
+	Clipped map[string]clipCount `json:"clipped,omitempty"`
+}
+
+// clipCount is a dataset.ClipCount as the page reads it.
+type clipCount struct {
+	Below int `json:"below"`
+	Above int `json:"above"`
 }
 
 // plan prepares the run on the loaded file as the chain workers will and
-// returns its plan. Only public quantities come out: n, d, and settings
-// derived from the typed bounds and budget.
+// returns its plan. Only public quantities come out (n, d, and settings
+// derived from the typed bounds and budget), and the local clip counts.
 func plan(src source, cfgJSON string) (*planResult, error) {
 	cfg, err := run.ParseConfig([]byte(cfgJSON))
 	if err != nil {
@@ -40,7 +50,16 @@ func plan(src source, cfgJSON string) (*planResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &planResult{Plan: p.Plan, Config: resolved}, nil
+	res := &planResult{Plan: p.Plan, Config: resolved}
+	for col, c := range p.Clipped {
+		if c.Below+c.Above > 0 {
+			if res.Clipped == nil {
+				res.Clipped = map[string]clipCount{}
+			}
+			res.Clipped[col] = clipCount{Below: c.Below, Above: c.Above}
+		}
+	}
+	return res, nil
 }
 
 // newReport is the privacy report of a run of n rows and d parameters whose

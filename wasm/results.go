@@ -150,6 +150,9 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 	}
 	v.Table = report.Summary(rows, model, steps)
 	v.Caption = "Posterior summary: " + report.Heading(d.NumChains(), v.Draws, 0)
+	if run.WarmupNote(cfg.Algorithm) != "" {
+		v.Caption = "Posterior summary: " + report.HeadingNoWarmup(d.NumChains(), v.Draws)
+	}
 	if v.Table.RatioName != "" {
 		v.Caption += fmt.Sprintf("; %ss are exp(step × the coefficient's median and its 2.5%% and 97.5%% quantiles), the step a round number from the predictor's public bound (1 without one); coefficients are per unit", v.Table.RatioName)
 	}

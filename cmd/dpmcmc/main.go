@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 )
 
 // command is one subcommand. run gets the arguments after the subcommand
@@ -109,4 +110,55 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return errUsage
 	}
 	return nil
+}
+
+// repeatedFlags names the flags given twice with two values (the
+// repeatable --bound, --impute and --model-opt aside): the flag package
+// lets the last one win without a word, and a second --epsilon is as
+// likely a mistake as an override. The last one still wins (a script may
+// append overrides to a base command); a command that runs prints these
+// as notes. Only the flags before "--" count; a non-boolean flag's value
+// ("--epsilon 3") is skipped, and unknown flags are left to the parser.
+func repeatedFlags(fs *flag.FlagSet, args []string) []string {
+	var notes []string
+	seen := map[string]string{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := fs.Lookup(name)
+		if f == nil {
+			continue
+		}
+		isBool := false
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			isBool = true
+		}
+		if !hasValue && !isBool && i+1 < len(args) {
+			i++
+			value = args[i]
+		}
+		if _, repeatable := f.Value.(*listFlag); repeatable {
+			continue
+		}
+		value = orTrue(value, isBool)
+		if prev, ok := seen[name]; ok && prev != value {
+			notes = append(notes, fmt.Sprintf("--%s is given twice (%s, then %s): the last one, %s, is used", name, prev, value, value))
+		}
+		seen[name] = value
+	}
+	return notes
+}
+
+// orTrue is a flag's value as typed, "true" for a bare boolean flag.
+func orTrue(v string, isBool bool) string {
+	if v == "" && isBool {
+		return "true"
+	}
+	return v
 }

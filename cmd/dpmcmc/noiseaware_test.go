@@ -53,6 +53,9 @@ func TestSampleAutoChoosesNoiseAware(t *testing.T) {
 		if !strings.Contains(strings.ToLower(stdout), "converged: every r-hat") {
 			t.Errorf("%v: not converged:\n%s", extra, stdout)
 		}
+		if !strings.Contains(stdout, "\n4 chains × 1000 draws (no warmup)\n") {
+			t.Errorf("%v: the heading of draws that had no warmup:\n%s", extra, stdout)
+		}
 		rep := readReport(t, out)
 		notes, _ := json.Marshal(rep["notes"])
 		if rep["algorithm"] != "noise-aware" || !strings.Contains(string(notes), "chosen by --algorithm auto") ||

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -334,5 +335,59 @@ func TestImputeMissingPredictors(t *testing.T) {
 	noBound := slices.Delete(slices.Clone(base), 9, 11) // without --bound age=18:90
 	if code, _, stderr := runCLI(t, append(noBound, "--impute", "age=mid")...); code == 0 || !strings.Contains(stderr, "has no public bound") {
 		t.Errorf("mid without a bound: exit %d, %s", code, stderr)
+	}
+}
+
+// TestClipCountsShownNotExported: the values a public bound clipped are
+// counted on stderr, per column and side, and appear in no export; a 0/1
+// outcome's 2 is clipped to 1 by its bound 0:1 (as the page gives it: one
+// row must not stop a private run), and the count says how to map a 1/2
+// coding.
+func TestClipCountsShownNotExported(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCohort(t, dir, 200, 4)
+	src, err := os.ReadFile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	above := 0
+	lines := strings.Split(strings.TrimSpace(string(src)), "\n")
+	for _, l := range lines[1:] {
+		age, err := strconv.ParseFloat(strings.Split(l, ",")[1], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if age > 70 {
+			above++
+		}
+	}
+	out := filepath.Join(dir, "o.csv")
+	base := []string{"sample", "--data", data, "--model", "logistic", "--outcome", "y", "--out", out,
+		"--bound", "bmi=15:50", "--epsilon", "3", "--delta", "1e-5", "--seed", "2"}
+	code, _, stderr := runCLI(t, append(base, "--bound", "age=18:70")...)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	want := fmt.Sprintf("clipped %d values above 70 of age to its bound 18:70 (this count is not private and is not exported", above)
+	if above == 0 || !strings.Contains(stderr, want) || strings.Contains(stderr, "of bmi") {
+		t.Fatalf("stderr does not count the %d clipped ages (and only them): %s", above, stderr)
+	}
+	for _, f := range []string{"o.csv", "o.privacy.json"} {
+		b, _ := os.ReadFile(filepath.Join(dir, f))
+		if bytes.Contains(b, []byte("values above")) || bytes.Contains(b, []byte(fmt.Sprintf("clipped %d", above))) {
+			t.Errorf("%s mentions the clip count", f)
+		}
+	}
+	f := strings.Split(lines[1], ",")
+	f[0] = "2"
+	lines[1] = strings.Join(f, ",")
+	coded := filepath.Join(dir, "coded12.csv")
+	if err := os.WriteFile(coded, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base[2] = coded
+	code, _, stderr = runCLI(t, append(base, "--bound", "age=18:90", "--bound", "y=0:1")...)
+	if code != 0 || !strings.Contains(stderr, "clipped 1 value above 1 of y to its bound 0:1") || !strings.Contains(stderr, `{"y": {"1": 0, "2": 1}}`) {
+		t.Fatalf("a 2 in the 0/1 outcome: exit %d, %s", code, stderr)
 	}
 }

@@ -437,6 +437,14 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	default:
 		return err
 	}
+	if !f.quiet {
+		for _, line := range clipLines(p.Clipped, p.Config) {
+			fmt.Fprintln(stderr, line)
+		}
+		for _, n := range repeatedFlags(fs, args) {
+			fmt.Fprintf(stderr, "note: %s\n", n)
+		}
+	}
 	if p.Plan.AutoReason != "" {
 		fmt.Fprintf(stderr, "algorithm: %s (%s)\n", p.Config.Algorithm, p.Plan.AutoReason)
 	}
@@ -451,6 +459,10 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		for _, w := range pl.Warnings {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
+	} else if ig := run.IgnoredSettings(p.Config); len(ig) > 0 && !f.quiet {
+		// A private plan's notes say it; a non-private run has no plan
+		// printed.
+		fmt.Fprintf(stderr, "note: %s\n", run.IgnoredNote(p.Config.Algorithm, ig))
 	}
 	if _, given, linear := run.LinearNoiseSD(p.Config); linear && !given && !p.Plan.Private && !f.quiet {
 		// A private run refuses this (run.LinearNoiseSDMissing); a
@@ -521,7 +533,11 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout)
 		private := run.IsPrivate(p.Config.Algorithm)
 		verdict := diag.Assess(rows, d.NumChains())
-		if err := writeSummaryTable(stdout, d.NumChains(), d.NumIterations(), 0, rows, verdict, p.Config.Model.Model, steps, private); err != nil {
+		heading := report.Heading(d.NumChains(), d.NumIterations(), 0)
+		if run.WarmupNote(p.Config.Algorithm) != "" {
+			heading = report.HeadingNoWarmup(d.NumChains(), d.NumIterations())
+		}
+		if err := writeSummaryTable(stdout, heading, rows, verdict, p.Config.Model.Model, steps, private); err != nil {
 			return err
 		}
 		// Advice, not part of the summary (which equals `dpmcmc summary`'s):
@@ -762,4 +778,35 @@ func countNoun(n int, noun string) string {
 		return "1 " + noun
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// clipLines says, per column, how many values the public bounds clipped
+// (a local diagnostic: not private, never exported). A bound must come
+// from what the column can take; the count shows a typo or a unit mix-up
+// in it, or data-entry errors that the clip already contains. A 0/1
+// outcome's values above 1 are most likely a 1/2 coding, which the clip
+// would fit as all ones: that line says how to map it.
+func clipLines(c dataset.ClipCounts, cfg *run.Config) []string {
+	var out []string
+	for _, col := range slices.Sorted(maps.Keys(c)) {
+		n := c[col]
+		if n.Below+n.Above == 0 {
+			continue
+		}
+		b := cfg.Data.Bounds[col]
+		var parts []string
+		if n.Above > 0 {
+			parts = append(parts, fmt.Sprintf("%s above %v", countNoun(n.Above, "value"), b[1]))
+		}
+		if n.Below > 0 {
+			parts = append(parts, fmt.Sprintf("%s below %v", countNoun(n.Below, "value"), b[0]))
+		}
+		advice := fmt.Sprintf("keep a bound that comes from what %s can take, and fix it only if it was mistyped or in other units", col)
+		if col == cfg.Model.Outcome && strings.EqualFold(strings.TrimSpace(cfg.Model.Model), "logistic") {
+			advice = fmt.Sprintf("a 0/1 outcome outside 0:1 was fitted as its nearest end; if %s is coded otherwise, e.g. 1/2, map it to 0/1 in the config: \"data\": {\"categories\": {%q: {\"1\": 0, \"2\": 1}}}", col, col)
+		}
+		out = append(out, fmt.Sprintf("clipped %s of %s to its bound %v:%v (this count is not private and is not exported; %s)",
+			strings.Join(parts, " and "), col, b[0], b[1], advice))
+	}
+	return out
 }

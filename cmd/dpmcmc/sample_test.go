@@ -66,6 +66,46 @@ func TestSampleWritesDrawsAndStan(t *testing.T) {
 	}
 }
 
+// A flag the chosen sampler does not read is named, not silently dropped:
+// in a non-private run on stderr, in a private one in the plan's notes.
+func TestSampleNamesIgnoredSettings(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"sample", "--data", bc5, "--model", "logistic", "--outcome", "y", "--predictors", "mean_radius",
+		"--chains", "1", "--warmup", "20", "--draws", "20", "--out", filepath.Join(dir, "o.csv")}
+	code, _, stderr := runCLI(t, append(base, "--algorithm", "mh", "--leapfrog", "5", "--grad-clip", "2")...)
+	if code != 0 || !strings.Contains(stderr, "note: mh ignores the settings grad-clip, leapfrog: they are for other samplers\n") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, append(base, "--algorithm", "hmc", "--leapfrog", "5")...)
+	if code != 0 || strings.Contains(stderr, "ignores") {
+		t.Fatalf("hmc reads --leapfrog: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, append(base, "--algorithm", "noise-aware", "--tau", "0.5", "--bound", "mean_radius=-3:4",
+		"--epsilon", "1", "--delta", "1e-5")...)
+	if code != 0 || !strings.Contains(stderr, "note: noise-aware ignores the setting tau: it is for other samplers\n") {
+		t.Fatalf("noise-aware: exit %d: %s", code, stderr)
+	}
+}
+
+// A flag given twice with two values is named on stderr by a run that goes
+// ahead (an error stays one line); the last one is used (scripts append
+// overrides to a base command), the same value twice passes without a
+// word, and the repeatable flags repeat.
+func TestSampleNotesRepeatedFlags(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "o.csv")
+	code, _, stderr := runCLI(t, "sample", "--data", bc5, "--model", "logistic", "--outcome", "y", "--predictors", "mean_radius",
+		"--algorithm", "noise-aware", "--bound", "mean_radius=-3:4", "--bound", "y=0:1", "--draws", "20", "--out", out,
+		"--epsilon", "1", "--delta", "1e-5", "--chains=2", "--epsilon=3", "--delta", "1e-5", "--seed", "4", "--seed", "4")
+	if code != 0 || !strings.Contains(stderr, "note: --epsilon is given twice (1, then 3): the last one, 3, is used\n") ||
+		strings.Count(stderr, "given twice") != 1 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if rep := readReport(t, out); rep["epsilon_budget"] != 3.0 {
+		t.Errorf("budget %v, want the last --epsilon, 3", rep["epsilon_budget"])
+	}
+}
+
 func TestSampleErrors(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, content string) string {

@@ -94,16 +94,16 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 			Verdict    diag.Verdict        `json:"verdict"`
 		}{d.NumChains(), n, d.Warmup, rows, verdict})
 	}
-	return writeSummaryTable(stdout, d.NumChains(), n, d.Warmup, rows, verdict, *modelName, steps, *private)
+	return writeSummaryTable(stdout, report.Heading(d.NumChains(), n, d.Warmup), rows, verdict, *modelName, steps, *private)
 }
 
-// writeSummaryTable prints the heading, the summary table of model (see
+// writeSummaryTable prints the heading (report.Heading), the summary table of model (see
 // report.Summary; "" for no ratio column; ratios per steps, report.Steps of
 // the public bounds), the verdict and, for a regression, the direction of
 // its effects (report.DirectionNote; private: the draws are a private
 // run's, which adds the budget's remedy when no direction is determined).
-func writeSummaryTable(stdout io.Writer, chains, n, warmup int, rows []diag.ParamSummary, verdict diag.Verdict, model string, steps map[string]float64, private bool) error {
-	fmt.Fprintf(stdout, "%s\n\n", report.Heading(chains, n, warmup))
+func writeSummaryTable(stdout io.Writer, heading string, rows []diag.ParamSummary, verdict diag.Verdict, model string, steps map[string]float64, private bool) error {
+	fmt.Fprintf(stdout, "%s\n\n", heading)
 	t := report.Summary(rows, model, steps)
 	// Numbers are right-aligned; names are padded so they read left-aligned.
 	w := len("parameter")

@@ -152,15 +152,26 @@ func RhatOK(r diag.ParamSummary) bool { return r.Rhat < diag.RhatMax }
 // Heading is the line above the summary table: chains × draws per chain
 // after warmup, and the saved warmup draws skipped, if any.
 func Heading(chains, draws, warmupSkipped int) string {
-	s := strconv.Itoa(chains) + " chain"
-	if chains != 1 {
-		s += "s"
-	}
-	s += " × " + strconv.Itoa(draws) + " draws after warmup"
+	s := chainsTimesDraws(chains, draws) + " after warmup"
 	if warmupSkipped > 0 {
 		s += " (" + strconv.Itoa(warmupSkipped) + " saved warmup draws per chain skipped)"
 	}
 	return s
+}
+
+// HeadingNoWarmup is Heading for a sampler that runs no warmup (its draws
+// are independent from the first, run.WarmupNote): "4 chains × 1000 draws
+// (no warmup)".
+func HeadingNoWarmup(chains, draws int) string {
+	return chainsTimesDraws(chains, draws) + " (no warmup)"
+}
+
+func chainsTimesDraws(chains, draws int) string {
+	s := strconv.Itoa(chains) + " chain"
+	if chains != 1 {
+		s += "s"
+	}
+	return s + " × " + strconv.Itoa(draws) + " draws"
 }
 
 // Verdict is the convergence verdict as a sentence. For a private run

@@ -86,6 +86,9 @@ func TestSentences(t *testing.T) {
 	if got := Heading(1, 500, 0); got != "1 chain × 500 draws after warmup" {
 		t.Error(got)
 	}
+	if got := HeadingNoWarmup(4, 1000); got != "4 chains × 1000 draws (no warmup)" {
+		t.Errorf("HeadingNoWarmup: %q", got)
+	}
 	if got := Heading(2, 1000, 10); got != "2 chains × 1000 draws after warmup (10 saved warmup draws per chain skipped)" {
 		t.Error(got)
 	}

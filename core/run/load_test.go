@@ -17,6 +17,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dpmcmc/dpmcmc/core/dataset"
 	"github.com/dpmcmc/dpmcmc/core/model"
 )
 
@@ -340,4 +341,35 @@ func procStatus(t *testing.T, key string) int64 {
 	}
 	t.Skip("no " + key)
 	return 0
+}
+
+// The bounds' clip counts, streamed or not: a predictor's values outside
+// its bound on each side, and a 0/1 outcome's 2 (coded 1/2, or an entry
+// error), which the bound 0:1 clips to 1 in a private run (issue #15: one
+// row must not change what runs) and the count shows on screen.
+func TestClipCountsStreamedOrNot(t *testing.T) {
+	const csv = "y,x\n1,0.5\n2,3\n1,-7\n0,0.2\n"
+	cfg := &Config{Model: model.Spec{Model: "logistic", Outcome: "y", Predictors: []string{"x"}}, Algorithm: "noise-aware",
+		Chains: 1, Draws: 10, Privacy: &Budget{Epsilon: 1, Delta: 1e-5},
+		Data: DataSpec{Bounds: map[string][2]float64{"x": {-1, 1}, "y": {0, 1}}}}
+	want := dataset.ClipCounts{"x": {Below: 1, Above: 1}, "y": {Above: 1}}
+	for _, stream := range []bool{false, true} {
+		var p *Prepared
+		var err error
+		if stream {
+			p, _, err = PrepareStream(strings.NewReader(csv), cfg.clone())
+		} else {
+			tab, _, lerr := LoadData(strings.NewReader(csv), cfg.clone())
+			if lerr != nil {
+				t.Fatal(lerr)
+			}
+			p, err = Prepare(cfg.clone(), tab)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(p.Clipped, want) {
+			t.Errorf("stream %v: clip counts %v, want %v", stream, p.Clipped, want)
+		}
+	}
 }

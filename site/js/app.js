@@ -556,7 +556,15 @@ export class App {
     this.syncBounds();
     this.recommendAlgorithm();
     const algo = this.selectedAlgorithm();
-    $('algorithm-doc').textContent = algo ? `${algo.name}: ${algo.doc}.${algo.name === this.recommended ? ' Recommended for these data (chosen from the declared model, n and the number of parameters, as dpmcmc sample --algorithm auto chooses).' : ''}` : '';
+    // Before the outcome's type is declared there is no model to choose
+    // for: the default is provisional, and says so.
+    let why = '';
+    if (algo?.name === this.recommended) {
+      why = this.family()
+        ? ' Recommended for these data (chosen from the declared model, n and the number of parameters, as dpmcmc sample --algorithm auto chooses).'
+        : ' The default until the outcome\'s type is declared in step 2: the recommended sampler depends on the model (noise-aware for a private regression).';
+    }
+    $('algorithm-doc').textContent = algo ? `${algo.name}: ${algo.doc}.${why}` : '';
     $('not-private-warning').hidden = !algo || algo.private;
     this.renderWarmup(algo);
     document.getElementById('budget').classList.toggle('inactive', !algo?.private);
@@ -601,6 +609,7 @@ export class App {
       this.planned = null;
       $('plan').textContent = '';
       showForecast(null);
+      showClipped(null);
       this.showRunState();
       return;
     }
@@ -613,6 +622,7 @@ export class App {
     this.planned = { cfgJSON, pending: true };
     $('plan').textContent = 'Planning…';
     showForecast(null);
+    showClipped(null);
     this.showRunState();
     clearTimeout(this.planTimer);
     this.planTimer = setTimeout(async () => {
@@ -621,6 +631,7 @@ export class App {
       this.planned = { cfgJSON, error: res.error?.message, plan: res.plan, resolvedJSON: res.config ? JSON.stringify(res.config) : null };
       $('plan').textContent = res.error ? '' : planText(res.plan, Boolean(this.algorithms.find((a) => a.name === res.plan?.algorithm)?.shared_release));
       showForecast(res.error ? null : res.plan?.forecast);
+      showClipped(res.error ? null : res.clipped, cfg);
       this.showRunState();
     }, 150);
   }
@@ -1013,11 +1024,39 @@ function showForecast(f) {
   e.dataset.willMix = f ? String(Boolean(f.will_mix)) : '';
 }
 
+/**
+ * Shows how many values each public bound clipped (the plan's local counts:
+ * not private, on this screen only, never in an export), or hides the note.
+ * cfg is the planned config (its bounds, outcome and model).
+ */
+function showClipped(clipped, cfg = {}) {
+  const e = $('clip-note');
+  const cols = Object.keys(clipped ?? {}).sort();
+  e.hidden = cols.length === 0;
+  if (e.hidden) {
+    e.textContent = '';
+    return;
+  }
+  const binary = cfg.model?.model === 'logistic' ? cfg.model.outcome : null;
+  const parts = cols.map((c) => {
+    const n = clipped[c];
+    const [lo, hi] = cfg.data?.bounds?.[c] ?? ['its lower bound', 'its upper bound'];
+    const sides = [];
+    if (n.above > 0) sides.push(`${fmtInt(n.above)} above ${hi}`);
+    if (n.below > 0) sides.push(`${fmtInt(n.below)} below ${lo}`);
+    const why = c === binary ? ` (fitted as the nearest of 0 and 1: if ${c} is coded otherwise, e.g. 1/2, type its text coding above: 1=0, 2=1)` : '';
+    return `${c} ${sides.join(' and ')}${why}`;
+  });
+  e.textContent = `Values outside their public bounds, clipped to them (counted on this device, never exported): ${parts.join('; ')}. ` +
+    'Clipping is what keeps each row\'s influence within the bounds, so outliers and entry errors need no other care. Keep bounds that ' +
+    'come from what each column can take; correct one only if it was mistyped or in other units, not to fit these counts.';
+}
+
 /** The plan in words; sharedRelease: one release for the run (noise-aware), not a cost per iteration. */
 function planText(p, sharedRelease) {
   const per = p.warmup_per_chain + p.draws_per_chain;
   let t = `Plan: ${p.chains} chain${p.chains > 1 ? 's' : ''} × ${fmtInt(per)} iterations (${fmtInt(p.warmup_per_chain)} warmup + ${fmtInt(p.draws_per_chain)} draws)`;
-  if (!p.private) return `${t}. Not private: no privacy budget is spent and none is protected.`;
+  if (!p.private) return `${t}. Not private: no privacy budget is spent and none is protected.${(p.notes ?? []).map((n) => ` Note: ${n}.`).join('')}`;
   t += `; planned ε = ${fmt(p.epsilon, 4)} at δ = ${fmt(p.delta)} (${p.accountant} accountant)`;
   const s = p.settings ?? {};
   const noise = [['tau', 'noise τ'], ['tau_grad', 'gradient noise τ_g'], ['clip', 'clip'], ['grad_clip', 'gradient clip']]
