@@ -175,3 +175,29 @@ func (m *Banana) FromGaussian(y, theta []float64) {
 	copy(theta[:m.d], y[:m.d])
 	theta[1] = y[1] - m.a*y[0]*y[0]
 }
+
+// MeanBounds implements MeanStatistic: the public bounds of x1, x2, ….
+func (m *Banana) MeanBounds() []Interval { return append([]Interval(nil), m.xiv...) }
+
+// AppendColumn implements MeanStatistic.
+func (m *Banana) AppendColumn(j int, dst []float64) []float64 {
+	for i := 0; i < m.n; i++ {
+		dst = append(dst, m.x[i*m.d+j])
+	}
+	return dst
+}
+
+// ModeGivenNoisyMeans implements MeanStatistic. In y = (θ1, θ2 + aθ1², θ3,
+// …) prior and likelihood are Gaussian and independent per coordinate:
+// y_j ~ N(0, σ0²) and m̃_j ~ N(y_j, s_j²) with s_j² = σ_j²/(n·F) +
+// noiseVar[j], so the mode is y_j = m̃_j·σ0²/(σ0² + s_j²), and θ = (y1,
+// y2 − a·y1², y3, …) (the map has Jacobian 1, so modes correspond).
+func (m *Banana) ModeGivenNoisyMeans(means, noiseVar, theta []float64) {
+	nf := float64(m.n) * m.f
+	y := theta[:m.d]
+	for j := range y {
+		s2 := m.v[j]/nf + noiseVar[j]
+		y[j] = means[j] * m.pv / (m.pv + s2)
+	}
+	m.FromGaussian(y, theta)
+}

@@ -97,3 +97,20 @@ var (
 	_ Model = (*GMM)(nil)
 	_ Model = (*Banana)(nil)
 )
+
+// MeanStatistic is a model whose likelihood reads the data only through the
+// means of its data columns: x̄_j ~ N(μ_j(θ), σ_j²/(n·F)) with known σ_j
+// (the banana). A private mode estimate (mcmc.DPInit) then releases the
+// clipped column sums once, with Gaussian noise, and takes the mode of the
+// posterior given them; no gradient steps are needed.
+type MeanStatistic interface {
+	// MeanBounds returns the public bound of each data column the
+	// likelihood reads (±Inf where none was given).
+	MeanBounds() []Interval
+	// AppendColumn appends the n values of data column j to dst.
+	AppendColumn(j int, dst []float64) []float64
+	// ModeGivenNoisyMeans writes into theta the mode of the posterior given
+	// released means m̃_j = x̄_j + e_j, e_j ~ N(0, noiseVar[j]) independent:
+	// the likelihood of m̃_j is N(μ_j(θ), σ_j²/(n·F) + noiseVar[j]).
+	ModeGivenNoisyMeans(means, noiseVar, theta []float64)
+}

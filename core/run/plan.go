@@ -59,8 +59,31 @@ func initConfig(c *Config, n int) (*mcmc.DPInitConfig, error) {
 	share := or(c.Init.Share, 0.2)
 	return &mcmc.DPInitConfig{
 		Steps: orInt(c.Init.Steps, 100), GradClip: or(c.Init.GradClip, 1), Mu: muTot * math.Sqrt(share/float64(c.Chains)),
-		N: n, Relation: c.Privacy.Relation,
+		N: n, Relation: c.Privacy.Relation, MeanColumns: meanStatisticColumns(c),
 	}, nil
+}
+
+// meanStatisticColumns is the number of data columns whose clipped sums a
+// dp-map start releases instead of gradients (mcmc.DPInitConfig.
+// MeanColumns), from public inputs only: the banana's likelihood reads its
+// data through the column means, so when every one of its columns (the
+// predictors, or x1 and x2) has a public bound its start is one release
+// of their sums. 0: the gradient ascent. It must agree with the built
+// model (model.MeanStatistic), which DPInit checks.
+func meanStatisticColumns(c *Config) int {
+	if !strings.EqualFold(strings.TrimSpace(c.Model.Model), "banana") {
+		return 0
+	}
+	cols := c.Model.Predictors
+	if len(cols) == 0 {
+		cols = []string{"x1", "x2"}
+	}
+	for _, col := range cols {
+		if _, ok := c.Data.Bounds[col]; !ok {
+			return 0
+		}
+	}
+	return len(cols)
 }
 
 // initMu2 is the μ² all chains' initialisations spend together (grid

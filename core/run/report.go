@@ -406,7 +406,11 @@ func NewReport(cfg *Config, n, d int, iterations []int, cancelled bool) (*Privac
 			return nil, err
 		}
 		if im2 > 0 {
-			r.Notes = append(r.Notes, fmt.Sprintf("each chain started from a private estimate of the posterior mode (noisy clipped-gradient ascent from a public point); all %d initialisations are counted (μ² = %s) even if a chain was cancelled", cfg.Chains, fmtFloat(im2)))
+			how := "noisy clipped-gradient ascent from a public point"
+			if k := meanStatisticColumns(cfg); k > 0 {
+				how = fmt.Sprintf("one release of the %d data columns' sums, each clipped to its public bound, with Gaussian noise, then the posterior mode given them", k)
+			}
+			r.Notes = append(r.Notes, fmt.Sprintf("each chain started from a private estimate of the posterior mode (%s); all %d initialisations are counted (μ² = %s) even if a chain was cancelled", how, cfg.Chains, fmtFloat(im2)))
 			r.Settings["init_mu2"] = im2
 		}
 		if total > 0 || im2 > 0 {
