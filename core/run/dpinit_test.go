@@ -1,7 +1,6 @@
 package run
 
 import (
-	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -31,14 +30,7 @@ func TestDPMapInit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := p.run(context.Background(), testKey, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rep, err := p.Report(res)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res, rep := runAndReport(t, p)
 		if rep.Epsilon > 8 || rep.Epsilon < 7.99 || rep.Epsilon < p.Plan.Epsilon || rep.Epsilon-p.Plan.Epsilon > 1e-8*p.Plan.Epsilon {
 			t.Fatalf("%s: ε reported %v, planned %v", alg, rep.Epsilon, p.Plan.Epsilon)
 		}
@@ -93,14 +85,7 @@ func TestDPMapBananaMeanStatistic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := p.run(context.Background(), testKey, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := p.Report(res)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, rep := runAndReport(t, p)
 	if rep.Epsilon > 4 || math.Abs(rep.Epsilon-p.Plan.Epsilon) > 1e-8*p.Plan.Epsilon {
 		t.Fatalf("ε reported %v, planned %v", rep.Epsilon, p.Plan.Epsilon)
 	}

@@ -1,7 +1,6 @@
 package run
 
 import (
-	"context"
 	"testing"
 
 	"github.com/dpmcmc/dpmcmc/core/model"
@@ -49,14 +48,7 @@ func TestEveryPrivateAlgorithmRunsWithinBudget(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := p.run(context.Background(), testKey, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rep, err := p.Report(res)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, rep := runAndReport(t, p)
 			want := p.Config.Warmup + p.Config.Draws
 			if rep.Epsilon > 3 || !(rep.Epsilon > 0) || rep.Iterations[0] != want || rep.Iterations[1] != want {
 				t.Fatalf("report ε = %v, iterations %v (want %d each), accountant %s", rep.Epsilon, rep.Iterations, want, rep.Accountant)

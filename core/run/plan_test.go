@@ -1,7 +1,6 @@
 package run
 
 import (
-	"context"
 	"math"
 	"strings"
 	"testing"
@@ -107,14 +106,7 @@ func TestPrivateRunReport(t *testing.T) {
 	if want := math.Sqrt(3); math.Abs(p.Config.Settings.Clip-want) > 1e-6 {
 		t.Errorf("clip %v, want %v", p.Config.Settings.Clip, want)
 	}
-	res, err := p.run(context.Background(), testKey, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := p.Report(res)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, rep := runAndReport(t, p)
 	if rep.Epsilon > 2 || rep.Epsilon < 1.99 || rep.Iterations[0] != 300 || rep.N != 569 || rep.Statement == "" {
 		t.Fatalf("report %+v", rep)
 	}

@@ -98,3 +98,18 @@ func TestCancelCountsWhatRan(t *testing.T) {
 var testKey = rng.KeyFromBytes([32]byte{4, 2})
 
 func openBC5() (*os.File, error) { return os.Open("../../testdata/logistic/bc5_design_std.csv") }
+
+// runAndReport runs p with the test key and returns its result and privacy
+// report, failing the test on an error.
+func runAndReport(t *testing.T, p *Prepared) (*Result, *PrivacyReport) {
+	t.Helper()
+	res, err := p.run(context.Background(), testKey, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := p.Report(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, rep
+}
