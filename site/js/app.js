@@ -1033,11 +1033,13 @@ function showClipped(clipped, cfg = {}) {
   const e = $('clip-note');
   const cols = Object.keys(clipped ?? {}).sort();
   e.hidden = cols.length === 0;
+  const binary = cfg.model?.model === 'logistic' ? cfg.model.outcome : null;
+  // A clipped 0/1 outcome is most likely a coding to fix: a warning.
+  e.classList.toggle('warn', Boolean(binary) && cols.includes(binary));
   if (e.hidden) {
     e.textContent = '';
     return;
   }
-  const binary = cfg.model?.model === 'logistic' ? cfg.model.outcome : null;
   const parts = cols.map((c) => {
     const n = clipped[c];
     const [lo, hi] = cfg.data?.bounds?.[c] ?? ['its lower bound', 'its upper bound'];
