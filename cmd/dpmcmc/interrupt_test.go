@@ -217,3 +217,49 @@ func TestInterruptDuringWarmupStillReports(t *testing.T) {
 		t.Errorf("stderr does not say that no draws were kept:\n%s", tail(stderr))
 	}
 }
+
+// A second Ctrl-C ends a run at once, even inside one long iteration (a
+// non-private HMC chain on 400,000 rows with 1,024 leapfrog steps takes
+// seconds per iteration): the first says what will happen and lets the
+// chains finish their iteration; the second kills the process, which then
+// writes nothing (nothing was released).
+func TestSecondInterruptQuitsAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command and runs a long sampling job")
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("os.Interrupt cannot be sent on Windows")
+	}
+	bin := buildCLI(t)
+	dir := t.TempDir()
+	data := writeCohort(t, dir, 400000, 3)
+	out := filepath.Join(dir, "draws.csv")
+	cmd := exec.Command(bin, "sample", "--data", data, "--model", "logistic", "--outcome", "y", "--algorithm", "hmc",
+		"--leapfrog", "1024", "--no-adapt", "--step", "0.0001", "--chains", "1", "--warmup", "0", "--draws", "50", "--out", out)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond) // loading, then inside the first iterations
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	sent := time.Now()
+	_ = cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	took := time.Since(sent)
+	if err == nil || cmd.ProcessState.Success() {
+		t.Fatalf("the run finished normally after two interrupts:\n%s", tail(stderr.String()))
+	}
+	if took > 3*time.Second {
+		t.Errorf("the process ended %v after the second interrupt", took)
+	}
+	if _, serr := os.Stat(out); serr == nil {
+		t.Errorf("a draws file was written after a second interrupt")
+	}
+	if s := stderr.String(); !strings.Contains(s, "Ctrl-C again quits at once and writes nothing") {
+		t.Errorf("the first interrupt says nothing:\n%s", tail(s))
+	}
+}

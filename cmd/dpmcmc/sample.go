@@ -474,7 +474,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	if fc := p.Plan.Forecast; fc != nil && p.Plan.Private && (!f.quiet || !fc.WillMix) {
 		fmt.Fprintf(stderr, "forecast: %s\n", fc.Text)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptContext(stderr)
 	defer stop()
 	bar := newProgressBar(stderr, cfg.Chains, f.quiet)
 	res, err := p.Run(ctx, bar.update)
@@ -809,4 +809,30 @@ func clipLines(c dataset.ClipCounts, cfg *run.Config) []string {
 			strings.Join(parts, " and "), col, b[0], b[1], advice))
 	}
 	return out
+}
+
+// interruptContext is cancelled by the first Ctrl-C (os.Interrupt), which
+// lets every chain finish its current iteration and the run write what ran
+// (all of it charged). A single iteration can take long (many rows, many
+// leapfrog steps), so the first Ctrl-C also says so and restores the
+// default action: a second one ends the process at once, writing nothing
+// (nothing is released, so nothing needs a report). stop releases the
+// signal.
+func interruptContext(stderr io.Writer) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	go func() {
+		select {
+		case <-sig:
+			signal.Stop(sig)
+			fmt.Fprintln(stderr, "\ninterrupt: each chain stops after its current iteration, then what ran is written and charged; Ctrl-C again quits at once and writes nothing")
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sig)
+		cancel()
+	}
 }
