@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -122,6 +124,22 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	}
 	if !quiet {
 		o.Log = stderr
+	}
+	// An option the experiment does not read is named, not dropped in
+	// silence (gmm has no ε grid to override).
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for _, n := range run {
+		e, _ := experiment.Get(n)
+		var ignored []string
+		for _, opt := range []string{"eps", "algorithms", "n", "repeats", "resume", "models"} {
+			if given[opt] && !slices.Contains(e.Reads, opt) {
+				ignored = append(ignored, "--"+opt)
+			}
+		}
+		if len(ignored) > 0 {
+			fmt.Fprintf(stderr, "note: experiment %s does not use %s: ignored\n", n, strings.Join(ignored, ", "))
+		}
 	}
 	for _, n := range run {
 		// banana and gauss write their runs table after every cell to

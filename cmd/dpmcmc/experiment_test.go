@@ -356,3 +356,12 @@ func TestExperimentBadArguments(t *testing.T) {
 		}
 	}
 }
+
+// An option an experiment does not read is named (gmm has no ε grid), and
+// the experiment runs as without it.
+func TestExperimentNamesIgnoredOptions(t *testing.T) {
+	code, _, stderr := runCLI(t, "experiment", "gmm", "--quick", "--eps", "1,2", "--repeats", "1", "--out", t.TempDir(), "--quiet")
+	if code != 0 || !strings.Contains(stderr, "note: experiment gmm does not use --eps: ignored\n") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}

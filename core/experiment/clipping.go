@@ -17,7 +17,7 @@ import (
 // code's run_clipping.py and Snakefile (bounds, iterations).
 
 func init() {
-	register(Experiment{Name: "clipping", Summary: "DP-HMC paper §4.2: MMD vs log-likelihood-ratio clip bound and vs fraction clipped (banana, gauss; no noise)", Run: clippingExperiment})
+	register(Experiment{Name: "clipping", Reads: []string{"models", "n", "repeats", "algorithms"}, Summary: "DP-HMC paper §4.2: MMD vs log-likelihood-ratio clip bound and vs fraction clipped (banana, gauss; no noise)", Run: clippingExperiment})
 }
 
 func clippingExperiment(ctx context.Context, o Options) (*Output, error) {

@@ -22,9 +22,9 @@ import (
 // chain discarded. Settings are the reference code's params/*.py.
 
 func init() {
-	register(Experiment{Name: "banana", Summary: "DP-HMC paper §4.1 banana: MMD and mean error vs ε (dp-penalty, dp-hmc, dp-sgld, dp-sgnht)",
+	register(Experiment{Name: "banana", Reads: []string{"eps", "n", "repeats", "resume", "algorithms"}, Summary: "DP-HMC paper §4.1 banana: MMD and mean error vs ε (dp-penalty, dp-hmc, dp-sgld, dp-sgnht)",
 		Run: func(ctx context.Context, o Options) (*Output, error) { return comparison(ctx, o, "banana") }})
-	register(Experiment{Name: "gauss", Summary: "DP-HMC paper §4.1 10-d Gaussian: MMD and mean error vs ε (dp-penalty, dp-hmc, dp-sgld, dp-sgnht)",
+	register(Experiment{Name: "gauss", Reads: []string{"eps", "n", "repeats", "resume", "algorithms"}, Summary: "DP-HMC paper §4.1 10-d Gaussian: MMD and mean error vs ε (dp-penalty, dp-hmc, dp-sgld, dp-sgnht)",
 		Run: func(ctx context.Context, o Options) (*Output, error) { return comparison(ctx, o, "gauss") }})
 }
 

@@ -158,6 +158,10 @@ type Experiment struct {
 	Name    string
 	Summary string
 	Run     func(ctx context.Context, o Options) (*Output, error)
+	// Reads names the optional Options it reads, as the command's flags:
+	// "eps" (Epsilons), "algorithms", "n", "repeats", "resume", "models".
+	// The command notes any other one given as ignored.
+	Reads []string
 }
 
 var registry = map[string]Experiment{}

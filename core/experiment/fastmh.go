@@ -29,7 +29,7 @@ import (
 // paper's own recommendation K = ⌈εN/6⌉ (§6.2, the kernel's default).
 
 func init() {
-	register(Experiment{Name: "fastmh", Summary: "DP-Fast MH truncated MoG: symmetric KL vs iterations and vs ε, rows touched (dp-fastmh, dp-fastmh-full, dp-penalty, dp-barker)", Run: fastmhExperiment})
+	register(Experiment{Name: "fastmh", Reads: []string{"eps", "repeats", "algorithms"}, Summary: "DP-Fast MH truncated MoG: symmetric KL vs iterations and vs ε, rows touched (dp-fastmh, dp-fastmh-full, dp-penalty, dp-barker)", Run: fastmhExperiment})
 }
 
 // draw returns n draws from the gridded density (uniform within a cell).

@@ -21,7 +21,7 @@ import (
 // Figure 2(a). The ground truth is the exact tempered posterior on a grid.
 
 func init() {
-	register(Experiment{Name: "gmm", Summary: "Heikkilä et al. GMM: DP Barker vs non-private chain, mean/variance error vs ε over iterations", Run: gmmExperiment})
+	register(Experiment{Name: "gmm", Reads: []string{"repeats"}, Summary: "Heikkilä et al. GMM: DP Barker vs non-private chain, mean/variance error vs ε over iterations", Run: gmmExperiment})
 }
 
 // gridPosterior returns the mean and variance of the tempered GMM

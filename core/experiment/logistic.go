@@ -42,7 +42,7 @@ var WDBCRanges = []struct {
 }
 
 func init() {
-	register(Experiment{Name: "logistic", Summary: "DP-Fast MH §6.1 logistic regression (breast-cancer data): test accuracy and rows touched vs ε", Run: logisticExperiment})
+	register(Experiment{Name: "logistic", Reads: []string{"eps", "repeats", "algorithms"}, Summary: "DP-Fast MH §6.1 logistic regression (breast-cancer data): test accuracy and rows touched vs ε", Run: logisticExperiment})
 }
 
 // wdbcSplit returns the scaled train and test tables (80/20, public seed).

@@ -78,7 +78,7 @@ const UtilityPriorPredictiveSD = 10.0
 const RecommendedAlgorithm = "auto"
 
 func init() {
-	register(Experiment{Name: "utility", Summary: "utility at the user's scale: error in posterior sds, sd ratio and simulation coverage of every private algorithm on logistic regression (breast-cancer design, n = 569, 5,000, 50,000) at ε = 0.5, 1, 3, 8", Run: utilityExperiment})
+	register(Experiment{Name: "utility", Reads: []string{"eps", "n", "repeats", "algorithms"}, Summary: "utility at the user's scale: error in posterior sds, sd ratio and simulation coverage of every private algorithm on logistic regression (breast-cancer design, n = 569, 5,000, 50,000) at ε = 0.5, 1, 3, 8", Run: utilityExperiment})
 }
 
 // utilityDesign is a design matrix (scaled predictors, row-major) with the
