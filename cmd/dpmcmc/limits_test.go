@@ -59,6 +59,7 @@ func TestImpossibleSettingsRefused(t *testing.T) {
 		{"noise-aware too wide", []string{"plan", "--algorithm", "noise-aware", "--n", "100", "--dim", "100000", "--epsilon", "1", "--delta", "1e-5"}, "noise-aware handles at most 64 coefficients (this model has 100000)", 1},
 		{"prior sd infinite", append(clone(priv), "--prior-sd", "Inf", "--epsilon", "1", "--delta", "1e-5"), "prior-sd=+Inf must be between 1e-100 and 1e100", 0},
 		{"prior sd underflows", append(clone(priv), "--prior-sd", "1e-300", "--epsilon", "1", "--delta", "1e-5"), "prior-sd=1e-300 must be between 1e-100 and 1e100", 0},
+		{"start overflows on the scaled space", append(clone(priv), "--init", "0,1e308,0", "--epsilon", "1", "--delta", "1e-5"), "chain 1: the starting value of intercept is +Inf on the scaled predictors' space (--scale bounds)", 0},
 		{"box narrower than the starts", append(clone(priv), "--box", "0.5", "--epsilon", "1", "--delta", "1e-5", "--seed", "3"), "outside the parameter box (--box)", 0},
 		{"help for no command", []string{"help", "foo"}, `no help for "foo"`, 1},
 		{"dp-map share 1", append(clone(priv), "--init", "dp-map", "--init-share", "1", "--epsilon", "1", "--delta", "1e-5"), "dp-map init: the budget share (--init-share, init.share) must be in (0, 1) (got 1)", 0},

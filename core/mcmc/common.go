@@ -64,6 +64,19 @@ func checkStep(name string, step float64) error {
 	return nil
 }
 
+// NonFiniteStartError is the error of an initial position with a
+// coordinate that is not a finite number. Index is 0-based; callers that
+// know the parameters' names say which (run: by name, on the scale the
+// chain samples).
+type NonFiniteStartError struct {
+	Index int
+	Value float64
+}
+
+func (e *NonFiniteStartError) Error() string {
+	return fmt.Sprintf("mcmc: initial position[%d] = %v", e.Index, e.Value)
+}
+
 // checkTheta validates an initial position.
 func checkTheta(theta []float64, d int) error {
 	if len(theta) != d {
@@ -71,7 +84,7 @@ func checkTheta(theta []float64, d int) error {
 	}
 	for j, v := range theta {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("mcmc: initial position[%d] = %v", j, v)
+			return &NonFiniteStartError{Index: j, Value: v}
 		}
 	}
 	return nil

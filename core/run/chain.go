@@ -187,6 +187,14 @@ func (p *Prepared) newChainWith(c int, key rng.Key, release func(releaser) error
 		}
 	}
 	if err := k.Init(theta0); err != nil {
+		var nf *mcmc.NonFiniteStartError
+		if errors.As(err, &nf) && nf.Index < len(p.Model.ParamNames()) {
+			where := ""
+			if model.ScalingOf(p.Model) != nil {
+				where = " on the scaled predictors' space (--scale bounds)"
+			}
+			return nil, fmt.Errorf("chain %d: the starting value of %s is %v%s: give finite --init values within the prior's range, or leave --init to its default", c+1, p.Model.ParamNames()[nf.Index], nf.Value, where)
+		}
 		return nil, fmt.Errorf("chain %d: %w", c+1, err)
 	}
 	dim := len(theta0)
