@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -147,7 +148,7 @@ func repeatedFlags(fs *flag.FlagSet, args []string) []string {
 			continue
 		}
 		value = orTrue(value, isBool)
-		if prev, ok := seen[name]; ok && prev != value {
+		if prev, ok := seen[name]; ok && !sameFlagValue(prev, value) {
 			notes = append(notes, fmt.Sprintf("--%s is given twice (%s, then %s): the last one, %s, is used", name, prev, value, value))
 		}
 		seen[name] = value
@@ -161,4 +162,21 @@ func orTrue(v string, isBool bool) string {
 		return "true"
 	}
 	return v
+}
+
+// sameFlagValue reports whether two typed values of a flag mean the same:
+// equal text, equal numbers (1 and 1.0, 04 and 4) or equal booleans (1 and
+// true).
+func sameFlagValue(a, b string) bool {
+	if a == b {
+		return true
+	}
+	x, errx := strconv.ParseFloat(a, 64)
+	y, erry := strconv.ParseFloat(b, 64)
+	if errx == nil && erry == nil {
+		return x == y
+	}
+	p, errp := strconv.ParseBool(a)
+	q, errq := strconv.ParseBool(b)
+	return errp == nil && errq == nil && p == q
 }

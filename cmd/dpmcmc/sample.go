@@ -540,7 +540,9 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		if err := writeSummaryTable(stdout, heading, rows, verdict, p.Config.Model.Model, steps, private); err != nil {
 			return err
 		}
-		// Advice, not part of the summary (which equals `dpmcmc summary`'s):
+		// Advice, not part of the summary (which equals `dpmcmc summary`'s,
+		// but for the heading of a sampler without warmup, which the draws
+		// file alone does not tell):
 		// on stderr, even with --quiet, like a forecast that warns.
 		if hint := run.ScaleAutoHint(p.Config, d.Names, verdict.Converged); hint != "" {
 			fmt.Fprintln(stderr, hint)

@@ -96,7 +96,7 @@ func TestSampleNotesRepeatedFlags(t *testing.T) {
 	out := filepath.Join(dir, "o.csv")
 	code, _, stderr := runCLI(t, "sample", "--data", bc5, "--model", "logistic", "--outcome", "y", "--predictors", "mean_radius",
 		"--algorithm", "noise-aware", "--bound", "mean_radius=-3:4", "--bound", "y=0:1", "--draws", "20", "--out", out,
-		"--epsilon", "1", "--delta", "1e-5", "--chains=2", "--epsilon=3", "--delta", "1e-5", "--seed", "4", "--seed", "4")
+		"--epsilon", "1", "--delta", "1e-5", "--chains=2", "--epsilon=3", "--delta", "0.00001", "--seed", "4", "--seed", "04", "--quiet=0", "--quiet=false")
 	if code != 0 || !strings.Contains(stderr, "note: --epsilon is given twice (1, then 3): the last one, 3, is used\n") ||
 		strings.Count(stderr, "given twice") != 1 {
 		t.Fatalf("exit %d: %s", code, stderr)

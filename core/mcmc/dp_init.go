@@ -174,7 +174,10 @@ func DPInit(m model.Model, c DPInitConfig, theta0 []float64, r rng.Streams) ([]f
 // start is the mode of the posterior given the released means, whose
 // noise variance (std/n)² the model adds to the likelihood's
 // (model.MeanStatistic). A Gaussian mechanism with μ = Mu; the rest is
-// post-processing.
+// post-processing. Runs use replace-one (n public); under add/remove the
+// quantum of the exact sums (quantBits(n)) and the model's n would depend
+// on the private n, as in every kernel here, so do not enable add/remove
+// for it without revisiting both.
 func meanStatisticStart(m model.Model, c DPInitConfig, n, nPub int, rel privacy.Relation, bits int, box []model.Interval, r rng.Streams) ([]float64, error) {
 	ms, ok := m.(model.MeanStatistic)
 	if !ok {
@@ -187,25 +190,29 @@ func meanStatisticStart(m model.Model, c DPInitConfig, n, nPub int, rel privacy.
 	cl := newClipper(n, 1)
 	col, mid := make([]float64, 0, n), make([]float64, n)
 	sums := make([]float64, len(ivs))
-	var ss float64
+	var norm float64 // ‖h‖₂, by Hypot (h² overflows beyond 1e154)
+	ctrs := make([]float64, len(ivs))
 	for j, iv := range ivs {
-		h := (iv.Hi - iv.Lo) / 2
+		h := iv.Hi/2 - iv.Lo/2
 		if !(h > 0) || math.IsInf(h, 1) {
 			return nil, fmt.Errorf("mcmc: dp init: data column %d of model %s needs a finite public bound", j+1, m.Name())
 		}
-		ctr := iv.Lo + h
+		ctrs[j] = iv.Lo + h
 		for i := range mid {
-			mid[i] = ctr
+			mid[i] = ctrs[j]
 		}
 		col = ms.AppendColumn(j, col[:0])
 		sums[j], _ = cl.sumDiff(col, mid, h)
-		ss += h * h
+		norm = math.Hypot(norm, h)
 	}
-	std := rel.SensitivityFactor() * math.Sqrt(ss) / c.Mu
+	std := rel.SensitivityFactor() * norm / c.Mu
+	if math.IsInf(std, 1) {
+		return nil, fmt.Errorf("mcmc: dp init: the bounds of model %s's data columns are too wide for a release (noise std overflows)", m.Name())
+	}
 	addNoise(r.Noise, sums, std, bits)
 	means, noiseVar := make([]float64, len(ivs)), make([]float64, len(ivs))
-	for j, iv := range ivs {
-		means[j] = (iv.Lo+iv.Hi)/2 + sums[j]/float64(nPub)
+	for j := range ivs {
+		means[j] = ctrs[j] + sums[j]/float64(nPub)
 		noiseVar[j] = (std / float64(nPub)) * (std / float64(nPub))
 	}
 	theta := make([]float64, m.Dim())

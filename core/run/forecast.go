@@ -365,7 +365,7 @@ func MakeForecast(p *Plan, in ForecastInputs) *Forecast {
 		return noiseAwareForecast(p.preview, p.previewEpsilon, p.previewPredictors, in.Model, p.Dim)
 	case !penaltyType[p.Algorithm]:
 		return &Forecast{Kind: "none", WillMix: true, Text: fmt.Sprintf("no mixing forecast for %s: check R-hat and ESS after the run", p.Algorithm)}
-	case p.Settings.GRW:
+	case p.Algorithm == "dp-penalty" && p.Settings.GRW:
 		return &Forecast{Kind: "none", WillMix: true, Text: "no mixing forecast for the guided random walk (its moves are correlated): check R-hat and ESS after the run"}
 	}
 	f := &Forecast{Kind: "random-walk-bound", WillMix: true}

@@ -428,7 +428,11 @@ func planGaussian(c *Config, p *Plan, n, d int) error {
 		return err
 	}
 	if im2 > 0 {
-		p.Notes = append(p.Notes, fmt.Sprintf("each chain starts from a private estimate of the posterior mode (%d noisy gradient steps), which spends μ² = %.4g of the total", orInt(c.Init.Steps, 100), im2))
+		how := fmt.Sprintf("%d noisy gradient steps", orInt(c.Init.Steps, 100))
+		if k := meanStatisticColumns(c); k > 0 {
+			how = fmt.Sprintf("one release of the %d data columns' clipped sums, then the posterior mode given them; init steps and grad_clip are not used", k)
+		}
+		p.Notes = append(p.Notes, fmt.Sprintf("each chain starts from a private estimate of the posterior mode (%s), which spends μ² = %.4g of the total", how, im2))
 	}
 	if eps > b.Epsilon {
 		return fmt.Errorf("internal: planned ε %v exceeds the budget %v", eps, b.Epsilon)

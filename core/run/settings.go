@@ -26,15 +26,15 @@ var settingsRead = map[string][]string{
 	"dp-mala":        {"step", "mala_a", "clip", "grad_clip", "tau", "no_adapt", "target_accept", "box"},
 	"ops":            {"box", "inner_iterations"},
 	"dp-barker":      {"step", "batch", "barker_c", "clip", "no_adapt", "target_accept", "box"},
-	"dp-barker-full": {"step", "batch", "barker_c", "clip", "no_adapt", "target_accept", "box"},
+	"dp-barker-full": {"step", "barker_c", "clip", "no_adapt", "target_accept", "box"},
 	"dp-fastmh":      {"step", "lambda", "batch_cap", "step_epsilon", "step_delta", "no_adapt", "target_accept", "box"},
-	"dp-fastmh-full": {"step", "lambda", "batch_cap", "step_epsilon", "step_delta", "no_adapt", "target_accept", "box"},
+	"dp-fastmh-full": {"step", "lambda", "step_epsilon", "step_delta", "no_adapt", "target_accept", "box"},
 	"dp-penalty-sub": {"step", "clip", "tau", "batch", "sampling", "no_adapt", "target_accept", "box"},
-	"dp-sgld":        {"step", "friction", "batch", "sampling", "grad_clip", "noise_multiplier", "box"},
+	"dp-sgld":        {"step", "batch", "sampling", "grad_clip", "noise_multiplier", "box"},
 	"dp-sgnht":       {"step", "friction", "batch", "sampling", "grad_clip", "noise_multiplier", "box"},
 	"dp-sghmc":       {"step", "friction", "batch", "sampling", "grad_clip", "noise_multiplier", "box"},
 	NoiseAware:       {},
-	"hybrid":         {"step", "friction", "batch", "sampling", "grad_clip", "noise_multiplier", "ops_share", "inner_iterations", "box"},
+	"hybrid":         {"step", "batch", "sampling", "grad_clip", "noise_multiplier", "ops_share", "inner_iterations", "box"},
 }
 
 // IgnoredSettings returns, sorted, the JSON names of the settings cfg
