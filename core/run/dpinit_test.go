@@ -94,6 +94,11 @@ func TestDPMapBananaMeanStatistic(t *testing.T) {
 	}) {
 		t.Errorf("notes %v", rep.Notes)
 	}
+	if !slices.ContainsFunc(p.Plan.Notes, func(s string) bool {
+		return strings.Contains(s, "one release of the 2 data columns' clipped sums, then the posterior mode given them")
+	}) {
+		t.Errorf("plan notes %v", p.Plan.Notes)
+	}
 	b := p.Model.(*model.Banana)
 	mu, v := b.Posterior()
 	for c, ch := range res.Chains {
