@@ -17,6 +17,18 @@ import (
 	"github.com/dpmcmc/dpmcmc/core/privacy"
 )
 
+// skipLongSubprocess skips a test that builds the command and interrupts a
+// long sampling job: in -short runs, and on Windows (no os.Interrupt).
+func skipLongSubprocess(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the command and runs a long sampling job")
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("os.Interrupt cannot be sent on Windows")
+	}
+}
+
 // buildCLI compiles the command into a temporary directory.
 func buildCLI(t *testing.T) string {
 	t.Helper()
@@ -100,12 +112,7 @@ func scanLinesCR(data []byte, atEOF bool) (int, []byte, error) {
 // cancelled is set, ε spent is below the budget and equals the tight
 // Gaussian ε of μ_step·√(iterations that ran).
 func TestInterruptLeavesValidPartialExports(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the command and runs a long sampling job")
-	}
-	if runtime.GOOS == "windows" {
-		t.Skip("os.Interrupt cannot be sent on Windows")
-	}
+	skipLongSubprocess(t)
 	bin := buildCLI(t)
 	err, stderr, out, reportPath := interruptedRun(t, bin, "200", "3000000", 1500*time.Millisecond)
 	if err != nil {
@@ -177,12 +184,7 @@ func tail(s string) string {
 // a message saying the run stopped during warmup; this test pins the report
 // and accepts either outcome for the draws file.
 func TestInterruptDuringWarmupStillReports(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the command and runs a long sampling job")
-	}
-	if runtime.GOOS == "windows" {
-		t.Skip("os.Interrupt cannot be sent on Windows")
-	}
+	skipLongSubprocess(t)
 	bin := buildCLI(t)
 	err, stderr, out, reportPath := interruptedRun(t, bin, "3000000", "100", time.Second)
 	b, rerr := os.ReadFile(reportPath)
@@ -224,12 +226,7 @@ func TestInterruptDuringWarmupStillReports(t *testing.T) {
 // chains finish their iteration; the second kills the process, which then
 // writes nothing (nothing was released).
 func TestSecondInterruptQuitsAtOnce(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the command and runs a long sampling job")
-	}
-	if runtime.GOOS == "windows" {
-		t.Skip("os.Interrupt cannot be sent on Windows")
-	}
+	skipLongSubprocess(t)
 	bin := buildCLI(t)
 	dir := t.TempDir()
 	data := writeCohort(t, dir, 400000, 3)

@@ -62,34 +62,16 @@ func TestIgnoredSettingsChangeNothing(t *testing.T) {
 		if IsPrivate(alg) {
 			base.Privacy = &Budget{Epsilon: 8, Delta: 1e-5}
 		}
-		// tryDraws prepares cfg and runs one chain; an error means the
-		// setting was read (and refused).
-		tryDraws := func(cfg *Config) (*Prepared, []float64, error) {
-			f, err := openBC5()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			tab, _, err := LoadData(f, cfg)
-			if err != nil {
-				return nil, nil, err
-			}
-			p, err := Prepare(cfg, tab)
-			if err != nil {
-				return nil, nil, err
-			}
-			ch, err := p.NewChainSharedKey(0, rng.KeyFromBytes([32]byte{3}))
-			if err != nil {
-				return nil, nil, err
-			}
-			return p, slices.Clone(ch.Advance(1 << 20)), nil
-		}
 		draws := func(cfg *Config) (*Prepared, []float64) {
-			p, d, err := tryDraws(cfg)
+			p, err := tryPrepare(t, cfg)
 			if err != nil {
 				t.Fatalf("%s: %v", alg, err)
 			}
-			return p, d
+			ch, err := p.NewChainSharedKey(0, rng.KeyFromBytes([32]byte{3}))
+			if err != nil {
+				t.Fatalf("%s: %v", alg, err)
+			}
+			return p, slices.Clone(ch.Advance(1 << 20))
 		}
 		p0, d0 := draws(base)
 		if slices.ContainsFunc(p0.Plan.Notes, func(n string) bool { return strings.Contains(n, " ignores the setting") }) {
