@@ -183,7 +183,7 @@ func TestDPAuditBarker(t *testing.T) {
 			return NewDPBarker(m, DPBarkerConfig{Step: 1, Full: true, Clip: B, BarkerC: 2, NoiseOff: noiseOff})
 		}
 	}
-	fullClaim, _ := privacy.TightGaussian{Mu: 1 + gridInflation(1, DefaultGridBits)}.Epsilon(delta)
+	fullClaim, _ := privacy.TightGaussian{Mu: 1 + GridInflation(1, DefaultGridBits)}.Epsilon(delta)
 	subCfg := DPBarkerConfig{Step: 1, Batch: 20}
 	subBest, _, err := subCfg.Account(100, 1, delta)
 	if err != nil {

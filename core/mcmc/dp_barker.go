@@ -377,7 +377,7 @@ func (c DPBarkerConfig) Account(n, iters int, delta float64) (best, classic priv
 	if !c.Full {
 		return privacy.BarkerAccount(n, c.Batch, iters, delta)
 	}
-	mu := rel.SensitivityFactor()*c.Clip/math.Sqrt(c.BarkerC) + gridInflation(1, bits)
+	mu := rel.SensitivityFactor()*c.Clip/math.Sqrt(c.BarkerC) + GridInflation(1, bits)
 	l := &privacy.Ledger{Relation: rel}
 	if err := l.Add(privacy.Event{Kind: privacy.GaussianEvent, Sensitivity: mu, Std: 1, Count: iters}); err != nil {
 		return privacy.Report{}, privacy.Report{}, err
@@ -406,6 +406,6 @@ func (k *DPBarker) PrivacyParams() PrivacyCost {
 	}
 	mu := k.rel.SensitivityFactor() * k.cfg.Clip / math.Sqrt(k.cfg.BarkerC)
 	return PrivacyCost{Relation: k.rel, Gaussian: []GaussianRelease{{
-		What: "log-likelihood ratio (Barker)", Count: 1, Coords: 1, NominalMu: mu, Mu: mu + gridInflation(1, k.bits),
+		What: "log-likelihood ratio (Barker)", Count: 1, Coords: 1, NominalMu: mu, Mu: mu + GridInflation(1, k.bits),
 	}}}
 }

@@ -24,7 +24,7 @@ func (c DPPenaltyConfig) Cost(n, d int) (PrivacyCost, error) {
 	}
 	mu := 1 / (c.Tau * math.Sqrt(float64(n)))
 	return PrivacyCost{Relation: rel, Gaussian: []GaussianRelease{{
-		What: "log-likelihood ratio", Count: 1, Coords: 1, NominalMu: mu, Mu: mu + gridInflation(1, bits),
+		What: "log-likelihood ratio", Count: 1, Coords: 1, NominalMu: mu, Mu: mu + GridInflation(1, bits),
 	}}}, nil
 }
 
@@ -49,8 +49,8 @@ func (c DPHMCConfig) Cost(n, d int) (PrivacyCost, error) {
 	muL := 1 / (c.Tau * sqrtN)
 	muG := 1 / (c.TauGrad * sqrtN)
 	return PrivacyCost{Relation: rel, Gaussian: []GaussianRelease{
-		{What: "log-likelihood ratio", Count: 1, Coords: 1, NominalMu: muL, Mu: muL + gridInflation(1, bits)},
-		{What: "gradient", Count: c.Leapfrog + 1, Coords: d, NominalMu: muG, Mu: muG + gridInflation(d, bits)},
+		{What: "log-likelihood ratio", Count: 1, Coords: 1, NominalMu: muL, Mu: muL + GridInflation(1, bits)},
+		{What: "gradient", Count: c.Leapfrog + 1, Coords: d, NominalMu: muG, Mu: muG + GridInflation(d, bits)},
 	}}, nil
 }
 
@@ -79,8 +79,8 @@ func (c DPMALAConfig) Cost(n, d int) (PrivacyCost, error) {
 	muG := c.Step * rel.SensitivityFactor() * c.GradClip / (2 * math.Sqrt(a))
 	muL := 1 / math.Sqrt(c.Tau)
 	return PrivacyCost{Relation: rel, Gaussian: []GaussianRelease{
-		{What: "proposal (drift)", Count: 1, Coords: d, NominalMu: muG, Mu: muG + gridInflation(d, bits)},
-		{What: "log acceptance ratio", Count: 1, Coords: 1, NominalMu: muL, Mu: muL + gridInflation(1, bits)},
+		{What: "proposal (drift)", Count: 1, Coords: d, NominalMu: muG, Mu: muG + GridInflation(d, bits)},
+		{What: "log acceptance ratio", Count: 1, Coords: 1, NominalMu: muL, Mu: muL + GridInflation(1, bits)},
 	}}, nil
 }
 

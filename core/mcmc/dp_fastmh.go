@@ -282,7 +282,7 @@ func (c DPFastMHConfig) budget(n int, rowC float64) (K int, eps2, delta2, mu2, m
 		err = fmt.Errorf("mcmc: dp-fastmh batch_cap = %d must be ≥ 1", K)
 		return
 	}
-	infl := gridInflation(1, bits)
+	infl := GridInflation(1, bits)
 	muFull, err = privacy.MuFor(c.StepEpsilon, c.StepDelta)
 	if err != nil {
 		return

@@ -1,8 +1,10 @@
 package mcmc
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"github.com/dpmcmc/dpmcmc/core/model"
 	"github.com/dpmcmc/dpmcmc/core/privacy"
@@ -79,12 +81,12 @@ func (c DPInitConfig) Cost(d int) (PrivacyCost, error) {
 	}
 	if k := c.MeanColumns; k > 0 {
 		return PrivacyCost{Relation: rel, Gaussian: []GaussianRelease{{
-			What: "initialisation column sums", Count: 1, Coords: k, NominalMu: c.Mu, Mu: c.Mu + gridInflation(k, bits),
+			What: "initialisation column sums", Count: 1, Coords: k, NominalMu: c.Mu, Mu: c.Mu + GridInflation(k, bits),
 		}}}, nil
 	}
 	mu := c.Mu / math.Sqrt(float64(c.Steps))
 	return PrivacyCost{Relation: rel, Gaussian: []GaussianRelease{{
-		What: "initialisation gradient", Count: c.Steps, Coords: d, NominalMu: mu, Mu: mu + gridInflation(d, bits),
+		What: "initialisation gradient", Count: c.Steps, Coords: d, NominalMu: mu, Mu: mu + GridInflation(d, bits),
 	}}}, nil
 }
 
@@ -165,58 +167,29 @@ func DPInit(m model.Model, c DPInitConfig, theta0 []float64, r rng.Streams) ([]f
 	return avg, nil
 }
 
-// meanStatisticStart is DPInit's start for a model.MeanStatistic: the
-// column sums Σᵢ x_ij, each column clipped to its public bound [lo_j, hi_j]
-// and summed exactly around its midpoint (clipper.sumDiff: terms in
-// ±h_j, h_j = (hi_j − lo_j)/2), are released once with Gaussian noise of
-// std Δ/Mu, Δ = f·‖h‖₂ (f = 2 replace-one, 1 add/remove: one row moves
-// each centred sum by at most 2h_j, or h_j), on the release grid. The
-// start is the mode of the posterior given the released means, whose
-// noise variance (std/n)² the model adds to the likelihood's
-// (model.MeanStatistic). A Gaussian mechanism with μ = Mu; the rest is
-// post-processing. Runs use replace-one (n public); under add/remove the
-// quantum of the exact sums (quantBits(n)) and the model's n would depend
-// on the private n, as in every kernel here, so do not enable add/remove
-// for it without revisiting both.
+// meanStatisticStart is DPInit's start for a model.MeanStatistic: the mode
+// of the posterior given one release of the clipped column sums
+// (ReleaseNoisyMeans with μ = Mu), FromGaussian of the Gaussian posterior's
+// mean (model.MeanStatistic: Jacobian 1, so modes correspond). The rest is
+// post-processing.
 func meanStatisticStart(m model.Model, c DPInitConfig, n, nPub int, rel privacy.Relation, bits int, box []model.Interval, r rng.Streams) ([]float64, error) {
 	ms, ok := m.(model.MeanStatistic)
 	if !ok {
 		return nil, fmt.Errorf("mcmc: dp init: model %s has no mean statistic", m.Name())
 	}
-	ivs := ms.MeanBounds()
-	if len(ivs) != c.MeanColumns {
-		return nil, fmt.Errorf("mcmc: dp init: the plan counts %d mean columns, model %s has %d", c.MeanColumns, m.Name(), len(ivs))
+	if k := len(ms.MeanBounds()); k != c.MeanColumns {
+		return nil, fmt.Errorf("mcmc: dp init: the plan counts %d mean columns, model %s has %d", c.MeanColumns, m.Name(), k)
 	}
-	cl := newClipper(n, 1)
-	col, mid := make([]float64, 0, n), make([]float64, n)
-	sums := make([]float64, len(ivs))
-	var norm float64 // ‖h‖₂, by Hypot (h² overflows beyond 1e154)
-	ctrs := make([]float64, len(ivs))
-	for j, iv := range ivs {
-		h := iv.Hi/2 - iv.Lo/2
-		if !(h > 0) || math.IsInf(h, 1) {
-			return nil, fmt.Errorf("mcmc: dp init: data column %d of model %s needs a finite public bound", j+1, m.Name())
-		}
-		ctrs[j] = iv.Lo + h
-		for i := range mid {
-			mid[i] = ctrs[j]
-		}
-		col = ms.AppendColumn(j, col[:0])
-		sums[j], _ = cl.sumDiff(col, mid, h)
-		norm = math.Hypot(norm, h)
+	means, noiseVar, err := ReleaseNoisyMeans(ms, n, nPub, rel, c.Mu, bits, r.Noise)
+	if err != nil {
+		return nil, fmt.Errorf("mcmc: dp init: model %s: %w", m.Name(), err)
 	}
-	std := rel.SensitivityFactor() * norm / c.Mu
-	if math.IsInf(std, 1) {
-		return nil, fmt.Errorf("mcmc: dp init: the bounds of model %s's data columns are too wide for a release (noise std overflows)", m.Name())
-	}
-	addNoise(r.Noise, sums, std, bits)
-	means, noiseVar := make([]float64, len(ivs)), make([]float64, len(ivs))
-	for j := range ivs {
-		means[j] = ctrs[j] + sums[j]/float64(nPub)
-		noiseVar[j] = (std / float64(nPub)) * (std / float64(nPub))
+	y, _, err := ms.PosteriorGivenNoisyMeans(means, noiseVar)
+	if err != nil {
+		return nil, fmt.Errorf("mcmc: dp init: %w", err)
 	}
 	theta := make([]float64, m.Dim())
-	ms.ModeGivenNoisyMeans(means, noiseVar, theta)
+	ms.FromGaussian(y, theta)
 	for j := range theta {
 		if box != nil {
 			theta[j] = min(max(theta[j], box[j].Lo), box[j].Hi)
@@ -226,4 +199,68 @@ func meanStatisticStart(m model.Model, c DPInitConfig, n, nPub int, rel privacy.
 		return nil, fmt.Errorf("mcmc: dp init ended outside the prior's support")
 	}
 	return theta, nil
+}
+
+// MeanSumsSensitivity is the L2 sensitivity of the clipped column sums that
+// ReleaseNoisyMeans releases for the public bounds ivs: f·‖h‖₂ with
+// half-widths h_j = (hi_j − lo_j)/2 (f = rel.SensitivityFactor(): 2
+// replace-one, 1 add/remove; one row moves each sum, taken around the
+// bound's midpoint, by at most 2h_j, or h_j). An error names a column
+// without a finite bound, or bounds too wide for a release.
+func MeanSumsSensitivity(ivs []model.Interval, rel privacy.Relation) (float64, error) {
+	var norm float64 // ‖h‖₂, by Hypot (h² overflows beyond 1e154)
+	for j, iv := range ivs {
+		h := iv.Hi/2 - iv.Lo/2
+		if !(h > 0) || math.IsInf(h, 1) {
+			return 0, fmt.Errorf("data column %d needs a finite public bound", j+1)
+		}
+		norm = math.Hypot(norm, h)
+	}
+	s := rel.SensitivityFactor() * norm
+	if math.IsInf(s, 1) {
+		return 0, errors.New("the data columns' bounds are too wide for a release (the sensitivity overflows)")
+	}
+	return s, nil
+}
+
+// ReleaseNoisyMeans is the one private release of a model.MeanStatistic:
+// the column sums Σᵢ x_ij, each column clipped to its public bound
+// [lo_j, hi_j] and summed exactly around its midpoint (clipper.sumDiff:
+// terms in ±h_j), with Gaussian noise of std Δ/mu (Δ = MeanSumsSensitivity)
+// on the release grid of bits bits, drawn from noise. It returns the
+// released means m̃_j = mid_j + sum_j/nPub and their noise variances
+// (std/nPub)². A Gaussian mechanism with μ = mu; everything after it is
+// post-processing. Runs use replace-one (n public); under add/remove the
+// quantum of the exact sums (quantBits(n)) and nPub would depend on the
+// private n, as in every kernel here, so do not enable add/remove for it
+// without revisiting both.
+func ReleaseNoisyMeans(ms model.MeanStatistic, n, nPub int, rel privacy.Relation, mu float64, bits int, noise *rand.Rand) (means, noiseVar []float64, err error) {
+	ivs := ms.MeanBounds()
+	sens, err := MeanSumsSensitivity(ivs, rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	std := sens / mu
+	if !(std > 0) || math.IsInf(std, 1) {
+		return nil, nil, fmt.Errorf("the noise std of the column sums is %v (sensitivity %v, μ %v)", std, sens, mu)
+	}
+	cl := newClipper(n, 1)
+	col, mid := make([]float64, 0, n), make([]float64, n)
+	sums, ctrs := make([]float64, len(ivs)), make([]float64, len(ivs))
+	for j, iv := range ivs {
+		h := iv.Hi/2 - iv.Lo/2
+		ctrs[j] = iv.Lo + h
+		for i := range mid {
+			mid[i] = ctrs[j]
+		}
+		col = ms.AppendColumn(j, col[:0])
+		sums[j], _ = cl.sumDiff(col, mid, h)
+	}
+	addNoise(noise, sums, std, bits)
+	means, noiseVar = make([]float64, len(ivs)), make([]float64, len(ivs))
+	for j := range ivs {
+		means[j] = ctrs[j] + sums[j]/float64(nPub)
+		noiseVar[j] = (std / float64(nPub)) * (std / float64(nPub))
+	}
+	return means, noiseVar, nil
 }

@@ -280,7 +280,7 @@ func (c DPPenaltySubConfig) StepMu() (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return 1/math.Sqrt(c.Tau) + gridInflation(1, bits), nil
+	return 1/math.Sqrt(c.Tau) + GridInflation(1, bits), nil
 }
 
 // Account returns ε at delta for iters iterations (all chains) on n public

@@ -177,7 +177,7 @@ func (c DPSGLDConfig) noise(n, d int) (sigmaG, zEff float64, s privacy.Sampling,
 	}
 	sigmaG = math.Max(sigmaG, c.NoiseMultiplier*c.GradClip)
 	z := sigmaG / c.GradClip
-	zEff = 1 / (1/z + gridInflation(d, bits))
+	zEff = 1 / (1/z + GridInflation(d, bits))
 	return
 }
 

@@ -270,7 +270,7 @@ func TestDPBarkerAccount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mu := 2*0.01/math.Sqrt2 + gridInflation(1, DefaultGridBits)
+	mu := 2*0.01/math.Sqrt2 + GridInflation(1, DefaultGridBits)
 	want, _ := privacy.TightGaussian{Mu: mu * 10}.Epsilon(1e-5)
 	if math.Abs(fb.Epsilon-want) > 1e-9 {
 		t.Errorf("full-data account %.6f, want tight %.6f", fb.Epsilon, want)

@@ -393,8 +393,10 @@ func (c PrivacyCost) Events(iters int) []privacy.Event {
 	return ev
 }
 
-// gridInflation is the grid's contribution √m·2^−k to μ of an m-vector.
-func gridInflation(m, bits int) float64 {
+// GridInflation is the μ a Gaussian release of m coordinates gains from
+// rounding its values to the grid 2^(⌊log₂σ⌋ − bits) (step ≤ σ·2^-bits, so
+// the L2 sensitivity grows by at most √m times the step): √m·2^-bits.
+func GridInflation(m, bits int) float64 {
 	return math.Sqrt(float64(m)) * math.Ldexp(1, -bits)
 }
 

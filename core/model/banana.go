@@ -1,8 +1,10 @@
 package model
 
 import (
-	"github.com/dpmcmc/dpmcmc/core/mathx"
+	"fmt"
 	"math"
+
+	"github.com/dpmcmc/dpmcmc/core/mathx"
 )
 
 // Banana is the banana model of the DP-HMC paper (Räisä et al., §4 "Banana
@@ -187,17 +189,30 @@ func (m *Banana) AppendColumn(j int, dst []float64) []float64 {
 	return dst
 }
 
-// ModeGivenNoisyMeans implements MeanStatistic. In y = (θ1, θ2 + aθ1², θ3,
-// …) prior and likelihood are Gaussian and independent per coordinate:
-// y_j ~ N(0, σ0²) and m̃_j ~ N(y_j, s_j²) with s_j² = σ_j²/(n·F) +
-// noiseVar[j], so the mode is y_j = m̃_j·σ0²/(σ0² + s_j²), and θ = (y1,
-// y2 − a·y1², y3, …) (the map has Jacobian 1, so modes correspond).
-func (m *Banana) ModeGivenNoisyMeans(means, noiseVar, theta []float64) {
-	nf := float64(m.n) * m.f
-	y := theta[:m.d]
-	for j := range y {
-		s2 := m.v[j]/nf + noiseVar[j]
-		y[j] = means[j] * m.pv / (m.pv + s2)
+// MeanVariances implements MeanStatistic: σ_j²/F.
+func (m *Banana) MeanVariances() []float64 {
+	v := make([]float64, m.d)
+	for j := range v {
+		v[j] = m.v[j] / m.f
 	}
-	m.FromGaussian(y, theta)
+	return v
+}
+
+// PosteriorGivenNoisyMeans implements MeanStatistic. In y = (θ1, θ2 + aθ1²,
+// θ3, …) prior and likelihood are Gaussian and independent per coordinate:
+// y_j ~ N(0, σ0²) and m̃_j ~ N(y_j, s_j²) with s_j² = σ_j²/(n·F) +
+// noiseVar[j], so y_j | m̃ ~ N(m̃_j·σ0²/(σ0² + s_j²), σ0²s_j²/(σ0² + s_j²))
+// (with noiseVar = 0 this is Posterior).
+func (m *Banana) PosteriorGivenNoisyMeans(means, noiseVar []float64) (mean, cov []float64, err error) {
+	if len(means) != m.d || len(noiseVar) != m.d {
+		return nil, nil, fmt.Errorf("banana: %d released means and %d noise variances for %d columns", len(means), len(noiseVar), m.d)
+	}
+	nf := float64(m.n) * m.f
+	mean, cov = make([]float64, m.d), make([]float64, m.d*m.d)
+	for j := range mean {
+		s2 := m.v[j]/nf + noiseVar[j]
+		mean[j] = means[j] * m.pv / (m.pv + s2)
+		cov[j*m.d+j] = m.pv * s2 / (m.pv + s2)
+	}
+	return mean, cov, nil
 }

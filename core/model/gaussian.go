@@ -1,8 +1,10 @@
 package model
 
 import (
-	"github.com/dpmcmc/dpmcmc/core/mathx"
+	"fmt"
 	"math"
+
+	"github.com/dpmcmc/dpmcmc/core/mathx"
 )
 
 // GaussianMean is the d-dimensional Gaussian mean model with known
@@ -27,6 +29,7 @@ import (
 // c = ½log det(2πΣ). All +Inf for a nil box or an unbounded column.
 type GaussianMean struct {
 	base
+	x       []float64 // n × d, the rows (MeanStatistic)
 	w       []float64 // n × d, row i = Σ⁻¹ x_i
 	q       []float64 // ½ x_iᵀ Σ⁻¹ x_i
 	sumW    []float64 // Σ_i w_i
@@ -140,6 +143,66 @@ func (m *GaussianMean) RowHessianTrace() float64 {
 		t += m.prec[j*m.d+j]
 	}
 	return m.f * t
+}
+
+// MeanBounds implements MeanStatistic: the public bounds of the data columns.
+func (m *GaussianMean) MeanBounds() []Interval { return append([]Interval(nil), m.xiv...) }
+
+// AppendColumn implements MeanStatistic.
+func (m *GaussianMean) AppendColumn(j int, dst []float64) []float64 {
+	for i := 0; i < m.n; i++ {
+		dst = append(dst, m.x[i*m.d+j])
+	}
+	return dst
+}
+
+// MeanVariances implements MeanStatistic: Σ_jj/F.
+func (m *GaussianMean) MeanVariances() []float64 {
+	v := make([]float64, m.d)
+	for j := range v {
+		v[j] = m.cov[j][j] / m.f
+	}
+	return v
+}
+
+// FromGaussian implements MeanStatistic: θ = y (μ(θ) = θ).
+func (m *GaussianMean) FromGaussian(y, theta []float64) { copy(theta[:m.d], y[:m.d]) }
+
+// PosteriorGivenNoisyMeans implements MeanStatistic: with the released
+// means' covariance A = Σ/(n·F) + diag(noiseVar) and the prior N(0, s²I),
+//
+//	cov = (A⁻¹ + I/s²)⁻¹,  mean = cov·A⁻¹·m̃
+//
+// (with noiseVar = 0 this is Posterior, as A⁻¹m̃ = F·Σ⁻¹Σ_i x_i).
+func (m *GaussianMean) PosteriorGivenNoisyMeans(means, noiseVar []float64) (mean, cov []float64, err error) {
+	d := m.d
+	if len(means) != d || len(noiseVar) != d {
+		return nil, nil, fmt.Errorf("gaussian: %d released means and %d noise variances for %d columns", len(means), len(noiseVar), d)
+	}
+	nf := float64(m.n) * m.f
+	a := make([][]float64, d)
+	for i := range a {
+		a[i] = make([]float64, d)
+		for j := range a[i] {
+			a[i][j] = m.cov[i][j] / nf
+		}
+		a[i][i] += noiseVar[i]
+	}
+	ainv, _, _, err := invertSPD(a, d)
+	if err != nil {
+		return nil, nil, fmt.Errorf("gaussian: the released means' covariance: %w", err)
+	}
+	b := make([]float64, d)
+	for i := range b {
+		b[i] = dot(ainv[i*d:i*d+d], means)
+		ainv[i*d+i] += 1 / (m.priorSD * m.priorSD)
+	}
+	mu, c := gaussianFromPrecision(ainv, b, d)
+	cov = make([]float64, d*d)
+	for i, r := range c {
+		copy(cov[i*d:i*d+d], r)
+	}
+	return mu, cov, nil
 }
 
 // isoNormalLogPdf is log N(θ; 0, v·I).

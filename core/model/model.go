@@ -96,21 +96,36 @@ var (
 	_ Model = (*GaussianMean)(nil)
 	_ Model = (*GMM)(nil)
 	_ Model = (*Banana)(nil)
+
+	_ MeanStatistic = (*Banana)(nil)
+	_ MeanStatistic = (*GaussianMean)(nil)
 )
 
 // MeanStatistic is a model whose likelihood reads the data only through the
-// means of its data columns: x̄_j ~ N(μ_j(θ), σ_j²/(n·F)) with known σ_j
-// (the banana). A private mode estimate (mcmc.DPInit) then releases the
-// clipped column sums once, with Gaussian noise, and takes the mode of the
-// posterior given them; no gradient steps are needed.
+// means of its data columns, x̄ ~ N(μ(θ), Σ/(n·F)) with known Σ (the banana,
+// whose Σ is diagonal, and the Gaussian mean model), and in which prior and
+// likelihood are Gaussian in coordinates y = g⁻¹(θ) with μ(θ) = y and
+// Jacobian 1. One release of the clipped column sums, with Gaussian noise,
+// then gives the exact posterior given the release in closed form: a
+// private start at its mode (mcmc.DPInit) or iid draws from it
+// (core/noiseaware's MeanKernel); no gradient steps are needed.
 type MeanStatistic interface {
 	// MeanBounds returns the public bound of each data column the
 	// likelihood reads (±Inf where none was given).
 	MeanBounds() []Interval
 	// AppendColumn appends the n values of data column j to dst.
 	AppendColumn(j int, dst []float64) []float64
-	// ModeGivenNoisyMeans writes into theta the mode of the posterior given
-	// released means m̃_j = x̄_j + e_j, e_j ~ N(0, noiseVar[j]) independent:
-	// the likelihood of m̃_j is N(μ_j(θ), σ_j²/(n·F) + noiseVar[j]).
-	ModeGivenNoisyMeans(means, noiseVar, theta []float64)
+	// PosteriorGivenNoisyMeans returns the posterior of y given released
+	// means m̃ = x̄ + e, e ~ N(0, diag(noiseVar)) independent of x̄: the
+	// likelihood of m̃ is N(y, Σ/(n·F) + diag(noiseVar)), the prior of y is
+	// the model's, and the posterior is y ~ N(mean, cov) (cov d × d,
+	// row-major). θ = FromGaussian(y); its mode is FromGaussian(mean).
+	PosteriorGivenNoisyMeans(means, noiseVar []float64) (mean, cov []float64, err error)
+	// FromGaussian maps y to θ = g(y).
+	FromGaussian(y, theta []float64)
+	// MeanVariances returns σ_j²/F for each data column: the (tempered)
+	// variance of one row's value under the model, so that the column
+	// mean's sampling variance is it over n. Public: the model's known
+	// variances and the temper.
+	MeanVariances() []float64
 }

@@ -129,3 +129,82 @@ func TestBananaPosterior(t *testing.T) {
 		checkConstantOffset(t, m, logq, mode, 2*math.Sqrt(v[0]))
 	}
 }
+
+// TestPosteriorGivenNoisyMeans checks the MeanStatistic posteriors: with
+// no release noise they are the exact posteriors given the data's means
+// (Posterior), and with noise variance v on a mean the likelihood's
+// variance of that mean grows by v (one-dimensional closed form).
+func TestPosteriorGivenNoisyMeans(t *testing.T) {
+	r := rand.New(rand.NewPCG(61, 62))
+	n := 300
+	tab := &dataset.Table{Names: []string{"u", "v", "w"}, Rows: n, Data: make([]float64, 3*n)}
+	for i := range tab.Data {
+		tab.Data[i] = 1 + 2*r.NormFloat64()
+	}
+	means := func(ms MeanStatistic) []float64 {
+		k := len(ms.MeanBounds())
+		out := make([]float64, k)
+		for j := range out {
+			for _, x := range ms.AppendColumn(j, nil) {
+				out[j] += x / float64(n)
+			}
+		}
+		return out
+	}
+	close := func(what string, got, want float64) {
+		t.Helper()
+		if math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
+			t.Fatalf("%s = %.12g, want %.12g", what, got, want)
+		}
+	}
+	g, err := Build(Spec{Model: "gaussian", Cov: testCov, PriorSD: 0.5, Temper: 0.7}, tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gm := g.(*GaussianMean)
+	wantMean, wantCov := gm.Posterior()
+	mean, cov, err := gm.PosteriorGivenNoisyMeans(means(gm), make([]float64, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range wantMean {
+		close("gaussian mean", mean[i], wantMean[i])
+		for j := range wantMean {
+			close("gaussian cov", cov[i*3+j], wantCov[i][j])
+		}
+	}
+	b, err := Build(Spec{Model: "banana", Predictors: []string{"u", "v", "w"}, Temper: 0.5, Options: map[string]string{"var-rest": "0.5"}}, tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bm := b.(*Banana)
+	mu, v := bm.Posterior()
+	mean, cov, err = bm.PosteriorGivenNoisyMeans(means(bm), make([]float64, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range mu {
+		close("banana mean", mean[j], mu[j])
+		close("banana var", cov[j*3+j], v[j])
+	}
+	// One column, identity covariance, temper 1, prior sd s: the released
+	// mean m̃ has variance 1/n + v, so the posterior precision is
+	// 1/(1/n + v) + 1/s² and the mean m̃/(1/n + v) over it.
+	one := &dataset.Table{Names: []string{"u"}, Rows: n, Data: tab.Data[:n]}
+	g1, err := Build(Spec{Model: "gaussian", PriorSD: 2}, one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const mt, nv = 0.7, 0.01
+	mean, cov, err = g1.(MeanStatistic).PosteriorGivenNoisyMeans([]float64{mt}, []float64{nv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := 1/float64(n) + nv
+	prec := 1/a + 1/4.0
+	close("1-d mean", mean[0], mt/a/prec)
+	close("1-d var", cov[0], 1/prec)
+	if _, _, err := gm.PosteriorGivenNoisyMeans([]float64{1}, []float64{0}); err == nil {
+		t.Fatal("three columns accepted one released mean")
+	}
+}
