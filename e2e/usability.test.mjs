@@ -9,9 +9,10 @@
 //     chain, iteration and setting as `dpmcmc sample` does, the results are
 //     marked not usable (no summary, no draw exports), and the privacy
 //     report charges every iteration that ran;
-//   - the embed page offers algorithm=noise-aware (the logistic demo) and
+//   - the embed page offers algorithm=noise-aware (every demo) and
 //     algorithm=auto (the engine's recommendation: noise-aware for the
-//     regression demo, run.Recommend's dp-hmc for the banana);
+//     regression demo and, with every data column bounded, the banana and
+//     the Gaussian);
 //   - repeat private runs on the same rows add up: before a run the page
 //     says what earlier runs of the tab spent and the total this one would
 //     reach, and under the second run's results the total; a bound typed
@@ -166,17 +167,20 @@ async function runEmbedToEnd(page) {
   return { state: await e.getAttribute('data-state'), text: await e.textContent() };
 }
 
-test('embed: algorithm=noise-aware and algorithm=auto run on the logistic demo; auto on the banana is run.Recommend\'s dp-hmc', { timeout: 240000 }, async () => {
+test('embed: algorithm=noise-aware and algorithm=auto run on every demo (run.Recommend\'s noise-aware: a regression, or every data column bounded); a per-iteration sampler on the Gaussian demo is forecast not to converge', { timeout: 240000 }, async () => {
   for (const [query, select, runs, text] of [
     ['demo=logistic&algorithm=noise-aware&chains=2&epsilon=3', 'noise-aware', 'noise-aware', /^Done: 2000 \/ 2000 draws · ε = 3$/],
     ['demo=logistic&algorithm=auto&chains=2&epsilon=3', 'auto', 'noise-aware', /^Done: auto: noise-aware · 2000 \/ 2000 draws · ε = 3$/],
-    ['demo=banana&algorithm=auto&epsilon=2', 'auto', 'dp-hmc', /^Done: auto: dp-hmc · 400 \/ 400 iterations · ε = 2 · acceptance /],
-    // noise-aware is for regressions: on the banana the URL falls back to auto.
-    ['demo=banana&algorithm=noise-aware&epsilon=2', 'auto', 'dp-hmc', /^Done: auto: dp-hmc · /],
-    // The Gaussian demo's chains cannot move far enough: the forecast says
-    // so before the run (the model's posterior sd is public), and the end
-    // of the run repeats it. Names are read case-insensitively.
-    ['demo=Gaussian&algorithm=DP-HMC&epsilon=2', 'dp-hmc', 'dp-hmc', /^Done: 400 \/ 400 iterations · ε = 2 · acceptance .*\. Not converged, as forecast: the chains could not move far enough at this ε, so these draws show where they started, not the posterior\.$/],
+    // The banana's and the Gaussian's data columns all have public bounds:
+    // one release of their clipped sums, then exact draws.
+    ['demo=banana&algorithm=auto&epsilon=2', 'auto', 'noise-aware', /^Done: auto: noise-aware · 1000 \/ 1000 draws · ε = 2$/],
+    ['demo=banana&algorithm=noise-aware&chains=2&epsilon=2', 'noise-aware', 'noise-aware', /^Done: 2000 \/ 2000 draws · ε = 2$/],
+    ['demo=gaussian&algorithm=auto&epsilon=0.5', 'auto', 'noise-aware', /^Done: auto: noise-aware · 1000 \/ 1000 draws · ε = 0\.5$/],
+    // The Gaussian demo's per-iteration chains cannot move far enough: the
+    // forecast says so before the run (the model's posterior sd is
+    // public) and names noise-aware, and the end of the run repeats it.
+    // Names are read case-insensitively.
+    ['demo=Gaussian&algorithm=DP-HMC&epsilon=2', 'dp-hmc', 'noise-aware', /^Done: 400 \/ 400 iterations · ε = 2 · acceptance .*\. Not converged, as forecast: the chains could not move far enough at this ε, so these draws show where they started, not the posterior\.$/],
   ]) {
     const { context, page, errors } = await openEmbed(query);
     try {
@@ -184,7 +188,7 @@ test('embed: algorithm=noise-aware and algorithm=auto run on the logistic demo; 
       assert.equal(await sel.inputValue(), select, query);
       assert.equal(await sel.getAttribute('data-recommended'), runs, query);
       assert.equal(await sel.locator('option[value="auto"]').textContent(), `recommended (${runs})`);
-      assert.equal(await sel.locator('option[value="noise-aware"]').isDisabled(), !query.includes('logistic'), query);
+      assert.equal(await sel.locator('option[value="noise-aware"]').isDisabled(), false, query);
       if (query.includes('logistic')) {
         // The plotted parameters are the two slopes.
         assert.equal(await page.getByTestId('trace-caption').textContent(), 'Trace of θ2');
@@ -193,13 +197,13 @@ test('embed: algorithm=noise-aware and algorithm=auto run on the logistic demo; 
       // The engine's forecast, from public inputs, before any run.
       const forecast = page.getByTestId('forecast');
       assert.equal(await forecast.isHidden(), false, query);
-      const wontMix = query.includes('Gaussian');
+      const wontMix = query.includes('DP-HMC');
       assert.equal(await forecast.getAttribute('data-will-mix'), String(!wontMix), query);
-      assert.match(await forecast.textContent(), wontMix ? /^Mixing forecast: .*they will not converge; use a larger ε \(about \d+\)\. That is beyond this demo's ε slider \(at most 10\): here dp-hmc cannot show a converged run\.$/ : query.includes('logistic') ? /^Forecast: private releases/ : /^Mixing forecast: each chain can move at most/, query);
-      // Said in the frame: noise-aware on the banana runs the recommended algorithm.
-      const fallback = query.includes('banana&algorithm=noise-aware');
-      assert.equal(await page.getByTestId('params-note').isHidden(), !fallback, query);
-      if (fallback) assert.equal(await page.getByTestId('params-note').textContent(), 'Embed parameters: noise-aware is for the logistic demo: running the recommended algorithm.');
+      assert.match(await forecast.textContent(), wontMix
+        ? /^Mixing forecast: .*they will not converge; use noise-aware or a larger ε \(about \d+\)\. That is beyond this demo's ε slider \(at most 10\): here dp-hmc cannot show a converged run\.$/
+        : query.includes('logistic') ? /^Forecast: private releases/
+          : /^Forecast: one private release of the column sums, clipped to their public bounds, .*with a flat prior the posterior sds are [\d.]+× \(θ1\), [\d.]+× \(θ2.*\) the non-private ones\.$/, query);
+      assert.equal(await page.getByTestId('params-note').isHidden(), true, query);
       assert.match(await page.getByTestId('version').textContent(), /^dpmcmc \S+\.$/);
       const r = await runEmbedToEnd(page);
       assert.equal(r.state, 'done', `${query}: ${r.text}`);

@@ -506,16 +506,17 @@ func exportStan(cfg *run.Config, names []string, chains []chainData, c, n int, c
 // "" while undeclared) from the public n (rows) and d (parameters): among
 // private algorithms when private is set. It is the command-line tool's
 // --algorithm auto (run.Recommend) — noise-aware for a private logistic,
-// linear or Poisson regression — when that algorithm is available, else
-// the first available of the previous order.
-func recommend(n, d int, private bool, modelName string) string {
+// linear or Poisson regression, and for the gaussian and banana models when
+// meanBounded (every data column has a public bound) — when that algorithm
+// is available, else the first available of the previous order.
+func recommend(n, d int, private bool, modelName string, meanBounded bool) string {
 	has := map[string]bool{}
 	for _, a := range algorithms() {
 		if a.Private == private {
 			has[a.Name] = true
 		}
 	}
-	if name, _ := run.Recommend(modelName, n, d, private); has[name] {
+	if name, _ := run.Recommend(modelName, n, d, private, meanBounded); has[name] {
 		return name
 	}
 	var order []string

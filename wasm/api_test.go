@@ -237,7 +237,7 @@ func TestCancelledChainsCutToShortest(t *testing.T) {
 }
 
 func TestRecommend(t *testing.T) {
-	if got := recommend(2000, 5, false, "logistic"); got != "hmc" {
+	if got := recommend(2000, 5, false, "logistic", false); got != "hmc" {
 		t.Fatalf("non-private default %q", got)
 	}
 	for _, a := range algorithms() {
@@ -392,17 +392,22 @@ func TestPlanCountsClippedValues(t *testing.T) {
 // --algorithm auto (run.Recommend) for the declared model: noise-aware for
 // a private logistic, linear or Poisson regression.
 func TestRecommendIsCLIAuto(t *testing.T) {
-	for _, m := range []string{"logistic", "linear", "poisson", "gaussian", ""} {
+	for _, m := range []string{"logistic", "linear", "poisson", "gaussian", "banana", ""} {
 		for _, nd := range [][2]int{{569, 6}, {5000, 3}, {200, 30}} {
 			for _, private := range []bool{true, false} {
-				want, _ := run.Recommend(m, nd[0], nd[1], private)
-				if got := recommend(nd[0], nd[1], private, m); got != want {
-					t.Errorf("recommend(%d, %d, %v, %q) = %s, the CLI's auto %s", nd[0], nd[1], private, m, got, want)
+				for _, bounded := range []bool{true, false} {
+					want, _ := run.Recommend(m, nd[0], nd[1], private, bounded)
+					if got := recommend(nd[0], nd[1], private, m, bounded); got != want {
+						t.Errorf("recommend(%d, %d, %v, %q, %v) = %s, the CLI's auto %s", nd[0], nd[1], private, m, bounded, got, want)
+					}
 				}
 			}
 		}
 	}
-	if got := recommend(569, 6, true, "logistic"); got != run.NoiseAware {
+	if got := recommend(5000, 2, true, "banana", true); got != run.NoiseAware {
+		t.Errorf("private banana with bounded columns: default %s", got)
+	}
+	if got := recommend(569, 6, true, "logistic", false); got != run.NoiseAware {
 		t.Errorf("private logistic default %s", got)
 	}
 }

@@ -21,7 +21,7 @@
 //	version                               the build's version string
 //	selfTest()                            1+…+1000 computed in Go
 //	models(), algorithms()                JSON lists for the controls
-//	recommend(n, d, private, model?)      the default algorithm's name (the CLI's --algorithm auto for the declared model)
+//	recommend(n, d, private, model?, meanBounded?) the default algorithm's name (the CLI's --algorithm auto for the declared model)
 //	inspect(file, optsJSON, onProgress?)  JSON: columns, types, rows, preview, error
 //	newChain(file, configJSON, c, release?) handle {info, advance(k), done(), total(), abort(), free()} or {error};
 //	                                      abort(): null, or why the chain stopped early {message, algorithm, chain, iteration, total, step}
@@ -83,7 +83,9 @@ func install(global js.Value) js.Value {
 		if len(a) > 3 && a[3].Type() == js.TypeString {
 			modelName = a[3].String()
 		}
-		return recommend(a[0].Int(), a[1].Int(), a[2].Truthy(), modelName)
+		// meanBounded: the gaussian or banana model with a public bound on
+		// every data column (the embed's demos), run.MeanStatisticBounded.
+		return recommend(a[0].Int(), a[1].Int(), a[2].Truthy(), modelName, len(a) > 4 && a[4].Truthy())
 	})
 	fn("inspect", func(a []js.Value) any {
 		var o inspectOptions

@@ -101,11 +101,25 @@ func TestSampleNoiseAwareLinearPoisson(t *testing.T) {
 			t.Errorf("linear report does not state the noise sd: %s", notes)
 		}
 	}
-	code, _, stderr := runCLI(t, "sample", "--data", "../../testdata/noiseaware/linear_small.csv", "--model", "gaussian",
+	code, _, stderr := runCLI(t, "sample", "--data", "../../testdata/noiseaware/linear_small.csv", "--model", "gmm",
 		"--predictors", "age", "--bound", "age=18:90", "--algorithm", "noise-aware", "--epsilon", "1", "--delta", "1e-5",
 		"--out", filepath.Join(dir, "g.csv"), "--quiet")
-	if code == 0 || !strings.Contains(stderr, "noise-aware works for the logistic, linear and poisson") {
-		t.Errorf("gaussian model: exit %d, %s", code, stderr)
+	if code == 0 || !strings.Contains(stderr, "noise-aware works for the logistic, linear, poisson, gaussian and banana models") {
+		t.Errorf("gmm model: exit %d, %s", code, stderr)
+	}
+	// The gaussian model runs when every data column it reads is bounded,
+	// and is refused, with the column named, when one is not.
+	code, _, stderr = runCLI(t, "sample", "--data", "../../testdata/noiseaware/linear_small.csv", "--model", "gaussian",
+		"--predictors", "age", "--bound", "age=18:90", "--algorithm", "noise-aware", "--epsilon", "1", "--delta", "1e-5",
+		"--out", filepath.Join(dir, "g.csv"), "--quiet")
+	if code != 0 {
+		t.Errorf("gaussian model with its column bounded: exit %d, %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "sample", "--data", "../../testdata/noiseaware/linear_small.csv", "--model", "gaussian",
+		"--predictors", "age,y", "--bound", "age=18:90", "--algorithm", "noise-aware", "--epsilon", "1", "--delta", "1e-5",
+		"--out", filepath.Join(dir, "g.csv"), "--quiet")
+	if code == 0 || !strings.Contains(stderr, "give a bound for y") {
+		t.Errorf("gaussian model with y unbounded: exit %d, %s", code, stderr)
 	}
 }
 
@@ -375,5 +389,50 @@ func TestSampleHintsScaleAuto(t *testing.T) {
 	}
 	if strings.Contains(stdout+stderr, "Hint:") {
 		t.Errorf("a predictor without a bound, yet the hint:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+}
+
+// `dpmcmc plan` for the mean-statistic models: with every data column's
+// bound given, auto chooses noise-aware, spends the budget once and
+// forecasts the posterior sds against the non-private ones; --bound is
+// refused for a regression, whose bounds enter through --dim and --clip.
+func TestPlanNoiseAwareMeanModels(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "plan", "--algorithm", "auto", "--model", "banana", "--n", "5000", "--dim", "2",
+		"--bound", "x1=-200:200", "--bound", "x2=-200:200", "--epsilon", "2", "--delta", "1e-6", "--chains", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var p struct {
+		Algorithm string  `json:"algorithm"`
+		Epsilon   float64 `json:"epsilon"`
+		Forecast  struct {
+			Kind        string `json:"kind"`
+			MeanPreview struct {
+				NoiseSD float64   `json:"noise_sd"`
+				SDRatio []float64 `json:"sd_ratio"`
+			} `json:"mean_preview"`
+		} `json:"forecast"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &p); err != nil {
+		t.Fatalf("%v: %s", err, stdout)
+	}
+	// σ = 2·‖(200, 200)‖/μ over n = 5000; the sampling sds √(2000/5000)
+	// and √(2500/5000).
+	if p.Algorithm != "noise-aware" || p.Epsilon > 2 || p.Epsilon < 1.999 || p.Forecast.Kind != "exact" || len(p.Forecast.MeanPreview.SDRatio) != 2 {
+		t.Fatalf("plan %+v", p)
+	}
+	for j, v := range []float64{2000, 2500} {
+		s := math.Sqrt(v / 5000)
+		if want := math.Hypot(1, p.Forecast.MeanPreview.NoiseSD/s); math.Abs(p.Forecast.MeanPreview.SDRatio[j]-want) > 1e-12 {
+			t.Errorf("sd ratio %d: %v, want %v", j, p.Forecast.MeanPreview.SDRatio[j], want)
+		}
+	}
+	code, _, stderr = runCLI(t, "plan", "--algorithm", "noise-aware", "--model", "logistic", "--n", "500", "--dim", "2", "--bound", "x=0:1", "--epsilon", "1", "--delta", "1e-6")
+	if code == 0 || !strings.Contains(stderr, "--bound and --predictors are for the gaussian and banana models") {
+		t.Errorf("--bound with logistic: exit %d, %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "plan", "--algorithm", "noise-aware", "--model", "gaussian", "--n", "500", "--dim", "2", "--bound", "x1=0:1", "--epsilon", "1", "--delta", "1e-6")
+	if code == 0 || !strings.Contains(stderr, "--predictors") {
+		t.Errorf("gaussian without its columns: exit %d, %s", code, stderr)
 	}
 }

@@ -59,8 +59,30 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	outcomeBound := fs.String("outcome-bound", "", "noise-aware linear and poisson: the outcome's public bound LO:HI, as a run's --bound OUTCOME=LO:HI (poisson: HI caps the mean; linear: the outcome is scaled by it)")
 	noiseSD := fs.Float64("noise-sd", 0, "linear model (required): the model's known noise sd in the outcome's units, as a run's --model-opt noise-sd=S")
 	asText := fs.Bool("text", false, "print a sentence instead of JSON")
+	var boundFlags listFlag
+	fs.Var(&boundFlags, "bound", "gaussian and banana (noise-aware, auto, dp-map's start): public bound COL=LO:HI of a data column (repeatable, as in sample); the release's sensitivity comes from them")
+	predictors := fs.String("predictors", "", "gaussian and banana: comma-separated data columns (banana default x1,x2; gaussian: needed by noise-aware)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if len(boundFlags) > 0 || *predictors != "" {
+		if cfg.Model.Model != "gaussian" && cfg.Model.Model != "banana" {
+			return fmt.Errorf("--bound and --predictors are for the gaussian and banana models here (got --model %s; a regression's bounds enter its plan through --dim, --clip and --outcome-bound)", cfg.Model.Model)
+		}
+		bs, err := dataset.ParseBounds(boundFlags)
+		if err != nil {
+			return fmt.Errorf("--bound: %w", err)
+		}
+		cfg.Data.Bounds = map[string][2]float64{}
+		for k, b := range bs {
+			cfg.Data.Bounds[k] = [2]float64{b.Lo, b.Hi}
+		}
+		if *predictors != "" {
+			cfg.Model.Predictors = strings.Split(*predictors, ",")
+			for i, c := range cfg.Model.Predictors {
+				cfg.Model.Predictors[i] = strings.TrimSpace(c)
+			}
+		}
 	}
 	if cfg.Algorithm == "" || n == 0 {
 		return errors.New("--algorithm and --n are required")
@@ -69,7 +91,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if cfg.Algorithm == run.Auto {
 		// Resolved here, from the public n and dim, so that the chosen
 		// algorithm's own inputs (noise-aware's bounds) are read below.
-		cfg.Algorithm, autoReason = run.Recommend(cfg.Model.Model, n, dim, true)
+		cfg.Algorithm, autoReason = run.Recommend(cfg.Model.Model, n, dim, true, run.MeanStatisticBounded(&cfg))
 	}
 	if !run.IsPrivate(cfg.Algorithm) {
 		return fmt.Errorf("%q is not a private algorithm (private: %v)", cfg.Algorithm, privateAlgorithms())
@@ -88,7 +110,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		}
 		cfg.Model.Options = map[string]string{"noise-sd": strconv.FormatFloat(*noiseSD, 'g', -1, 64)}
 	}
-	if cfg.Algorithm == run.NoiseAware {
+	if cfg.Algorithm == run.NoiseAware && cfg.Model.Model != "gaussian" && cfg.Model.Model != "banana" {
 		if dim < 1 {
 			return errors.New("--dim (the number of coefficients, intercept included) is required for noise-aware")
 		}

@@ -153,3 +153,66 @@ func TestAuditNoiseAwareNewtonPath(t *testing.T) {
 		})
 	}
 }
+
+// The mean-statistic noise-aware release (the gaussian and banana models:
+// one Gaussian release of the clipped column sums, noiseaware.MeanKernel),
+// on neighbours that attain its sensitivity: the differing row is (−1, −1)
+// in one dataset and (1, 1) in the other, bounds [−1, 1] on both columns,
+// so the sums move by (2, 2), ‖·‖ = 2√2 = Δ = 2‖h‖. The output is the
+// released means; the statistic their sum (the likelihood-ratio direction).
+// The claim is the plan's μ (grid inflation included) at δ = 1e-5; the
+// seeded bug halves the noise std while claiming the same μ.
+func TestAuditNoiseAwareMeanRelease(t *testing.T) {
+	const delta, mu = 1e-5, 0.5
+	build := func(t *testing.T, row float64) model.Model {
+		tab, err := dataset.FromColumns([]string{"x1", "x2"}, [][]float64{{row, 0.3, -0.6, 0.1}, {row, -0.2, 0.5, 0.9}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tab.ApplyBounds(map[string]dataset.Bound{"x1": {Lo: -1, Hi: 1}, "x2": {Lo: -1, Hi: 1}}); err != nil {
+			t.Fatal(err)
+		}
+		m, err := model.Build(model.Spec{Model: "gaussian"}, tab)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	pair := [2]model.Model{build(t, -1), build(t, 1)}
+	for _, c := range []struct {
+		variant string
+		scale   float64
+		broken  bool
+	}{
+		{"correct", 1, false},
+		{"noise-halved", 0.5, true},
+	} {
+		t.Run(c.variant, func(t *testing.T) {
+			t.Parallel()
+			p, err := noiseaware.NewMeanPlan(pair[0].(model.MeanStatistic).MeanBounds(), mu)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(p.Sensitivity-2*math.Sqrt2) > 1e-12 {
+				t.Fatalf("sensitivity %v, want 2√2", p.Sensitivity)
+			}
+			claim, err := privacy.TightGaussian{Mu: p.Mu}.Epsilon(delta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			noiseaware.AuditSeedBugMean(p, c.scale)
+			mech := func(nb int, noise *rand.Rand) ([]float64, error) {
+				k, err := noiseaware.NewMeanKernel(pair[nb], p)
+				if err != nil {
+					return nil, err
+				}
+				if err := k.Release(noise); err != nil {
+					return nil, err
+				}
+				return k.Released().S[0], nil
+			}
+			runAudit(t, auditCase{kernel: "noise-aware (mean statistic)", variant: c.variant, mech: mech, claim: claim, delta: delta,
+				stats: []Statistic{{Name: "m1 + m2", F: func(o []float64) float64 { return o[0] + o[1] }}}, broken: c.broken, trials: 200000})
+		})
+	}
+}

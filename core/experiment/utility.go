@@ -238,7 +238,7 @@ func runPosterior(ctx context.Context, d *utilityDesign, y []float64, alg string
 		return nil, err
 	}
 	if alg == RecommendedAlgorithm {
-		alg, _ = run.Recommend("logistic", d.n, d.p()+1, eps > 0)
+		alg, _ = run.Recommend("logistic", d.n, d.p()+1, eps > 0, false)
 	}
 	prep, err := run.Prepare(utilityConfig(d, alg, eps, priorSD, seed), tab)
 	if err != nil {

@@ -139,6 +139,9 @@ type Forecast struct {
 	// the most predictors with which the preview would stop warning at the
 	// same n, ε and δ (0: not even one; absent: no warning).
 	PredictorsInformative *int `json:"predictors_informative,omitempty"`
+	// MeanPreview (noise-aware on the gaussian or banana model) compares
+	// the release noise on the column means with their sampling sd.
+	MeanPreview *MeanPreview `json:"mean_preview,omitempty"`
 }
 
 // noiseAwareForecast is noise-aware's forecast: its chains always mix, and
@@ -157,6 +160,31 @@ const PoissonNoPreview = "No preview of how much the release can tell for this P
 // WideNoPreview is the forecast's sentence for a model with more
 // coefficients than the preview covers (noiseaware.MaxPreviewDim).
 var WideNoPreview = fmt.Sprintf("No preview of how much the release can tell above %d coefficients (its simulation grows as the cube of their number). At a small budget the intervals can be little narrower than the prior: read their widths and the \"Mostly the prior\" line after the run before reading any ratio", noiseaware.MaxPreviewDim)
+
+// meanNoiseAwareForecast is noise-aware's forecast for the gaussian and
+// banana models: the chains always mix (iid exact draws), and the preview
+// says how much wider than the non-private posterior the intervals will be.
+func meanNoiseAwareForecast(pv *MeanPreview, modelName string) *Forecast {
+	f := &Forecast{Kind: "exact", WillMix: true, MeanPreview: pv,
+		Text: "one private release of the column sums, clipped to their public bounds, made once before any draw, then exact independent draws that spend no privacy: the chains mix whatever ε; the intervals widen as ε shrinks to account for the release noise"}
+	if pv == nil {
+		return f
+	}
+	f.Text += fmt.Sprintf(". The release's noise sd on each column mean is %.3g", pv.NoiseSD)
+	if len(pv.SDRatio) == 0 {
+		return f
+	}
+	sds, ratios := make([]string, len(pv.SDRatio)), make([]string, len(pv.SDRatio))
+	for j := range pv.SDRatio {
+		of := fmt.Sprintf("θ%d", j+1)
+		if j == 1 && modelName == "banana" {
+			of = "θ2 + a·θ1², the banana's Gaussian coordinate"
+		}
+		sds[j], ratios[j] = fmt.Sprintf("%.3g", pv.SamplingSD[j]), fmt.Sprintf("%.3g× (%s)", pv.SDRatio[j], of)
+	}
+	f.Text += fmt.Sprintf(", against the means' own sampling sd %s under the model's known variances: with a flat prior the posterior sds are %s the non-private ones", strings.Join(sds, ", "), strings.Join(ratios, ", "))
+	return f
+}
 
 func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, predictors *int, modelName string, d int) *Forecast {
 	f := &Forecast{Kind: "exact", WillMix: true, Preview: pv,
@@ -277,6 +305,9 @@ type ForecastInputs struct {
 	// largest eigenvalue too, so the forecast's posterior-sd bounds hold
 	// with it (tr P ≤ n·t + d/s₀²); defaultStep does not use it.
 	RowHessianTrace float64
+	// MeanBounded: the gaussian or banana model with a public bound on
+	// every data column, which noise-aware can run (MeanStatisticBounded).
+	MeanBounded bool
 }
 
 // hessianBound is the bound on a row Hessian's trace the forecast uses.
@@ -294,7 +325,7 @@ func (in ForecastInputs) hessianBound() float64 {
 // for rows inside the public column bounds, with no parameter box).
 func modelForecastInputs(c *Config, m model.Model) ForecastInputs {
 	if m != nil {
-		in := ForecastInputs{Model: m.Name()}
+		in := ForecastInputs{Model: m.Name(), MeanBounded: MeanStatisticBounded(c)}
 		if ps, ok := m.(interface{ PriorSD() float64 }); ok && isRegression(in.Model) {
 			in.PriorSD = ps.PriorSD()
 		}
@@ -315,7 +346,7 @@ func modelForecastInputs(c *Config, m model.Model) ForecastInputs {
 		}
 		return in
 	}
-	in := ForecastInputs{Model: strings.ToLower(strings.TrimSpace(c.Model.Model))}
+	in := ForecastInputs{Model: strings.ToLower(strings.TrimSpace(c.Model.Model)), MeanBounded: MeanStatisticBounded(c)}
 	if isRegression(in.Model) {
 		in.PriorSD, _ = ModelPrior(c)
 	}
@@ -361,6 +392,8 @@ func MakeForecast(p *Plan, in ForecastInputs) *Forecast {
 	switch {
 	case !p.Private:
 		return &Forecast{Kind: "none", WillMix: true, Text: "not private: no privacy limit on mixing"}
+	case p.Algorithm == "noise-aware" && isMeanStatisticModel(in.Model):
+		return meanNoiseAwareForecast(p.meanPreview, in.Model)
 	case p.Algorithm == "noise-aware":
 		return noiseAwareForecast(p.preview, p.previewEpsilon, p.previewPredictors, in.Model, p.Dim)
 	case !penaltyType[p.Algorithm]:
@@ -401,7 +434,7 @@ func MakeForecast(p *Plan, in ForecastInputs) *Forecast {
 		return f
 	}
 	var alts []string
-	if IsPrivate("noise-aware") && isRegression(in.Model) {
+	if isRegression(in.Model) || in.MeanBounded {
 		alts = append(alts, "noise-aware")
 	}
 	// A chain's share of the budget is μ/√chains: fewer chains travel

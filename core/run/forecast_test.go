@@ -544,10 +544,10 @@ func TestNoiseAwareWideModels(t *testing.T) {
 			t.Errorf("d = %d: %v", d, err)
 		}
 	}
-	if alg, why := Recommend("logistic", 2000, 65, true); alg != "dp-hmc" || !strings.Contains(why, "at most 64") {
+	if alg, why := Recommend("logistic", 2000, 65, true, false); alg != "dp-hmc" || !strings.Contains(why, "at most 64") {
 		t.Errorf("Recommend at d = 65: %s (%s)", alg, why)
 	}
-	if alg, _ := Recommend("logistic", 2000, 64, true); alg != NoiseAware {
+	if alg, _ := Recommend("logistic", 2000, 64, true, false); alg != NoiseAware {
 		t.Errorf("Recommend at d = 64: %s", alg)
 	}
 }

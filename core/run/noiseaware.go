@@ -116,11 +116,14 @@ func noiseAwarePlan(cfg *Config, m model.Model, n, d int) (*noiseaware.Plan, err
 // planNoiseAware fills the plan of a noise-aware run: the budget is spent
 // by the releases, whatever the number of draws.
 func planNoiseAware(c *Config, p *Plan, m model.Model, n, d int) error {
-	if !isRegression(c.Model.Model) {
-		return fmt.Errorf("noise-aware works for the logistic, linear and poisson models (got %s)", c.Model.Model)
-	}
 	if c.Privacy.Relation == "add-remove" {
-		return fmt.Errorf("noise-aware treats n as public (its expansion points use it): use the replace-one relation")
+		return fmt.Errorf("noise-aware treats n as public (its expansion points and the means of its release use it): use the replace-one relation")
+	}
+	if isMeanStatisticModel(c.Model.Model) {
+		return planNoiseAwareMean(c, p, m, n)
+	}
+	if !isRegression(c.Model.Model) {
+		return fmt.Errorf("noise-aware works for the logistic, linear, poisson, gaussian and banana models (got %s)", c.Model.Model)
 	}
 	if d > MaxNoiseAwareDim {
 		return fmt.Errorf("noise-aware handles at most %d coefficients (this model has %d): every posterior draw decomposes a d×d matrix (about a minute at 64 with the default draws, hours at 300), and at clinical sizes a release this wide tells little; use fewer predictors", MaxNoiseAwareDim, d)
@@ -145,18 +148,7 @@ func planNoiseAware(c *Config, p *Plan, m model.Model, n, d int) error {
 	if err != nil {
 		return err
 	}
-	// No warmup by default: the draws are iid (NoWarmupNote). A warmup
-	// given explicitly is honoured (it spends no privacy) and called
-	// unnecessary.
-	p.Warmup, p.Draws = c.Warmup, c.Draws
-	if p.Draws == 0 {
-		p.Draws = defaultNoiseAwareDraws
-	}
-	if p.Warmup == 0 {
-		p.Notes = append(p.Notes, NoWarmupNote)
-	} else {
-		p.Notes = append(p.Notes, fmt.Sprintf("warmup %d per chain as given, though noise-aware needs none (%s): those draws are computed and discarded; they spend no privacy; set the warmup to 0", p.Warmup, noWarmupReason))
-	}
+	planNoiseAwareDraws(c, p)
 	p.Epsilon, p.Accountant = eps, privacy.MethodTight+" Gaussian (μ-GDP composition of the releases)"
 	releases := fmt.Sprintf("%d private releases", np.Releases)
 	if np.Releases == 1 {
@@ -167,6 +159,21 @@ func planNoiseAware(c *Config, p *Plan, m model.Model, n, d int) error {
 		p.Notes = append(p.Notes, fmt.Sprintf("release: %s: L2 sensitivity %.4g, noise std %.4g, μ = %.4g", b.What, b.Sensitivity, b.Std, b.Mu))
 	}
 	return nil
+}
+
+// planNoiseAwareDraws sets the plan's warmup and draws: no warmup by
+// default, as the draws are iid (NoWarmupNote); a warmup given explicitly
+// is honoured (it spends no privacy) and called unnecessary.
+func planNoiseAwareDraws(c *Config, p *Plan) {
+	p.Warmup, p.Draws = c.Warmup, c.Draws
+	if p.Draws == 0 {
+		p.Draws = defaultNoiseAwareDraws
+	}
+	if p.Warmup == 0 {
+		p.Notes = append(p.Notes, NoWarmupNote)
+	} else {
+		p.Notes = append(p.Notes, fmt.Sprintf("warmup %d per chain as given, though noise-aware needs none (%s): those draws are computed and discarded; they spend no privacy; set the warmup to 0", p.Warmup, noWarmupReason))
+	}
 }
 
 // informativeEpsilon is the smallest ε (at the budget's δ, the same n, d
@@ -275,6 +282,13 @@ func newNoiseAwareKernel(m model.Model, c *Config) (mcmc.Kernel, error) {
 	if c.Privacy == nil {
 		return nil, fmt.Errorf("noise-aware is private: give a budget (epsilon and delta)")
 	}
+	if isMeanStatisticModel(c.Model.Model) {
+		mp, err := noiseAwareMeanPlan(c)
+		if err != nil {
+			return nil, err
+		}
+		return noiseaware.NewMeanKernel(m, mp)
+	}
 	np, err := noiseAwarePlan(c, m, m.N(), m.Dim())
 	if err != nil {
 		return nil, err
@@ -311,6 +325,9 @@ const NoiseAwareApproximations = "the noise-aware posterior is approximate: the 
 // noiseAwareReport fills the report of a noise-aware run. The releases are
 // made once, before any chain runs, and are counted in full whatever ran.
 func noiseAwareReport(r *PrivacyReport, cfg *Config, n, d int) error {
+	if isMeanStatisticModel(cfg.Model.Model) {
+		return noiseAwareMeanReport(r, cfg)
+	}
 	np, err := noiseAwarePlan(cfg, nil, n, d)
 	if err != nil {
 		return err
@@ -371,7 +388,7 @@ func resolveAuto(cfg *Config, n, d int) (*Config, string) {
 	}
 	c := *cfg
 	var reason string
-	c.Algorithm, reason = Recommend(c.Model.Model, n, d, c.Privacy != nil)
+	c.Algorithm, reason = Recommend(c.Model.Model, n, d, c.Privacy != nil, MeanStatisticBounded(&c))
 	return &c, reason
 }
 
@@ -386,12 +403,15 @@ const MaxNoiseAwareDim = 64
 
 // Recommend returns the recommended algorithm for a run of the named model
 // on n rows with d parameters (n = 0 when unknown), among the private
-// algorithms when private is set, with the reason in words. Private
-// regression runs get noise-aware (one release; free chains); otherwise the
-// page's previous order (wasm recommend): gradient-based DP kernels when n
-// is large. A regression with more than MaxNoiseAwareDim coefficients gets
-// the per-iteration kernel instead.
-func Recommend(modelName string, n, d int, private bool) (name, reason string) {
+// algorithms when private is set, with the reason in words. meanBounded
+// says that the model reads its data only through column means and every
+// such column has a public bound (MeanStatisticBounded). Private
+// regression runs, and such runs of the gaussian and banana models, get
+// noise-aware (one release; free chains); otherwise the page's previous
+// order (wasm recommend): gradient-based DP kernels when n is large. A
+// regression with more than MaxNoiseAwareDim coefficients gets the
+// per-iteration kernel instead.
+func Recommend(modelName string, n, d int, private, meanBounded bool) (name, reason string) {
 	if !private {
 		return "hmc", "non-private default"
 	}
@@ -404,6 +424,9 @@ func Recommend(modelName string, n, d int, private bool) (name, reason string) {
 	}
 	if isRegression(modelName) {
 		return NoiseAware, "recommended for logistic, linear and poisson regression: private releases of noisy sufficient statistics made once, then free posterior draws"
+	}
+	if isMeanStatisticModel(modelName) && meanBounded {
+		return NoiseAware, "recommended for the gaussian and banana models when every data column has a public bound: one private release of the clipped column sums, then free, exact posterior draws"
 	}
 	if n >= 1000 && d <= 20 {
 		return "dp-hmc", "recommended for n ≥ 1000 and d ≤ 20"

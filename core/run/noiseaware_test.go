@@ -122,16 +122,18 @@ func TestNoiseAwareRefusesAddRemove(t *testing.T) {
 // previous order otherwise.
 func TestRecommend(t *testing.T) {
 	for _, c := range []struct {
-		model   string
-		n, d    int
-		private bool
-		want    string
+		model            string
+		n, d             int
+		private, bounded bool
+		want             string
 	}{
-		{"logistic", 569, 6, true, NoiseAware}, {"linear", 0, 0, true, NoiseAware}, {"poisson", 10, 2, true, NoiseAware},
-		{"gaussian", 10, 2, true, "dp-penalty"}, {"gaussian", 5000, 2, true, "dp-hmc"}, {"logistic", 569, 6, false, "hmc"},
+		{"logistic", 569, 6, true, false, NoiseAware}, {"linear", 0, 0, true, false, NoiseAware}, {"poisson", 10, 2, true, false, NoiseAware},
+		{"gaussian", 10, 2, true, false, "dp-penalty"}, {"gaussian", 5000, 2, true, false, "dp-hmc"}, {"logistic", 569, 6, false, false, "hmc"},
+		{"gaussian", 10, 2, true, true, NoiseAware}, {"banana", 5000, 2, true, true, NoiseAware}, {"banana", 5000, 2, false, true, "hmc"},
+		{"gmm", 5000, 2, true, true, "dp-hmc"},
 	} {
-		if got, _ := Recommend(c.model, c.n, c.d, c.private); got != c.want {
-			t.Errorf("Recommend(%s, %d, %d, %v) = %s, want %s", c.model, c.n, c.d, c.private, got, c.want)
+		if got, _ := Recommend(c.model, c.n, c.d, c.private, c.bounded); got != c.want {
+			t.Errorf("Recommend(%s, %d, %d, %v, %v) = %s, want %s", c.model, c.n, c.d, c.private, c.bounded, got, c.want)
 		}
 	}
 }
@@ -308,7 +310,7 @@ func TestAutoResolvedFromNAndD(t *testing.T) {
 			cfg.Draws = 0
 			cfg.Settings.Clip = 2.5 // dp-penalty/dp-hmc plans need no model here; the forecast reads it
 		}
-		want, reason := Recommend(c.model, c.n, c.d, c.private)
+		want, reason := Recommend(c.model, c.n, c.d, c.private, false)
 		if want != c.want {
 			t.Fatalf("Recommend(%s, %d, %d) = %s, want %s", c.model, c.n, c.d, want, c.want)
 		}

@@ -63,29 +63,6 @@ func initConfig(c *Config, n int) (*mcmc.DPInitConfig, error) {
 	}, nil
 }
 
-// meanStatisticColumns is the number of data columns whose clipped sums a
-// dp-map start releases instead of gradients (mcmc.DPInitConfig.
-// MeanColumns), from public inputs only: the banana's likelihood reads its
-// data through the column means, so when every one of its columns (the
-// predictors, or x1 and x2) has a public bound its start is one release
-// of their sums. 0: the gradient ascent. It must agree with the built
-// model (model.MeanStatistic), which DPInit checks.
-func meanStatisticColumns(c *Config) int {
-	if !strings.EqualFold(strings.TrimSpace(c.Model.Model), "banana") {
-		return 0
-	}
-	cols := c.Model.Predictors
-	if len(cols) == 0 {
-		cols = []string{"x1", "x2"}
-	}
-	for _, col := range cols {
-		if _, ok := c.Data.Bounds[col]; !ok {
-			return 0
-		}
-	}
-	return len(cols)
-}
-
 // initMu2 is the μ² all chains' initialisations spend together (grid
 // inflation included); 0 without dp-map.
 func initMu2(c *Config, n, d int) (float64, error) {
@@ -132,6 +109,8 @@ type Plan struct {
 	// Forecast is the mixing forecast (forecast.go), from public inputs
 	// only; nil for a non-private run.
 	Forecast *Forecast `json:"forecast,omitempty"`
+	// meanPreview is noise-aware's preview for a mean-statistic model.
+	meanPreview *MeanPreview
 	// preview is noise-aware's preview of how informative the release can
 	// be (noiseaware.Plan.Preview), for its forecast.
 	preview *noiseaware.Preview

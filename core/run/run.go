@@ -59,6 +59,9 @@ func Prepare(cfg *Config, t *dataset.Table) (*Prepared, error) {
 // prepareModel is Prepare once the model is built (names: the loaded
 // columns).
 func prepareModel(cfg *Config, m model.Model, names []string, clipped dataset.ClipCounts) (*Prepared, error) {
+	if cfg.Privacy != nil {
+		cfg = nameMeanColumns(cfg, names)
+	}
 	cfg, autoReason := resolveAuto(cfg, m.N(), m.Dim())
 	if err := export.CheckNames(m.ParamNames()); err != nil {
 		return nil, fmt.Errorf("%w (rename the column before loading)", err)

@@ -5,16 +5,18 @@
 //
 //   banana:   n = 5000 rows of x1 ~ N(0, 2000), x2 ~ N(3, 2500): the banana
 //             model of the DP-HMC paper (a = 20), whose posterior over
-//             (θ1, θ2) is curved like a banana.
+//             (θ1, θ2) is curved like a banana; public bounds ±200.
 //   gaussian: n = 2000 rows of (x1, x2) ~ N((1, −0.5), I): the Gaussian mean
-//             model with known covariance.
+//             model with known covariance; public bounds ±4.
 //   logistic: n = 2000 rows of x1, x2 ~ N(0, 1) and a 0/1 outcome y with
 //             P(y = 1) = σ(−0.5 + x1 − 0.8·x2): logistic regression, the
 //             model the noise-aware sampler (and --algorithm auto for a
 //             private regression) is for; public bounds x1, x2 ∈ [−4, 4].
 //
-// Algorithms: the four kernels below, noise-aware for the regression demo
-// (one private release, then iid draws), and auto: the engine's
+// Algorithms: the four kernels below, noise-aware (one private release,
+// then iid draws: of the regression's statistics, or of the column sums of
+// the banana and Gaussian demos, whose every column has a public bound),
+// and auto: the engine's
 // recommendation for the demo's model, n and number of parameters (the
 // app's default sampler; run.Recommend), resolved by a worker at start-up.
 
@@ -25,6 +27,9 @@ export const DEMOS = {
     title: 'banana posterior',
     rows: 5000,
     model: { model: 'banana' },
+    // Every data column has a public bound: noise-aware can run it
+    // (run.MeanStatisticBounded).
+    meanStatistic: true,
     bounds: { x1: [-200, 200], x2: [-200, 200] },
     row: (z) => [Math.sqrt(2000) * z(), 3 + 50 * z()],
     settings: {
@@ -38,6 +43,7 @@ export const DEMOS = {
     title: 'Gaussian mean',
     rows: 2000,
     model: { model: 'gaussian' },
+    meanStatistic: true,
     bounds: { x1: [-4, 4], x2: [-4, 4] },
     row: (z) => [1 + z(), -0.5 + z()],
     settings: {
@@ -72,9 +78,9 @@ export const DEMOS = {
 /** The algorithms the embed offers: auto resolves to one of the others. */
 export const ALGORITHMS = ['auto', 'noise-aware', 'dp-penalty', 'dp-hmc', 'dp-mala', 'ops'];
 
-/** Whether the demo can run the algorithm (noise-aware: regression models only). */
+/** Whether the demo can run the algorithm (noise-aware: a regression, or a model read through its bounded column means). */
 export function offers(name, algorithm) {
-  return algorithm !== 'noise-aware' || Boolean(DEMOS[name].regression);
+  return algorithm !== 'noise-aware' || Boolean(DEMOS[name].regression || DEMOS[name].meanStatistic);
 }
 
 /** The number of parameters of the demo's model (public: its design). */
@@ -183,9 +189,10 @@ export function parseParams(search) {
     notes.push(`algorithm=${q.get('algorithm')} is not one of ${ALGORITHMS.join(', ')}: running dp-penalty`);
     algorithm = 'dp-penalty';
   }
-  // noise-aware is for the regression demo; elsewhere the recommendation.
+  // A demo that cannot run noise-aware runs the recommendation (every
+  // built-in demo can; a demo added without public bounds could not).
   if (!offers(demo, algorithm)) {
-    notes.push(`noise-aware is for the logistic demo: running the recommended algorithm`);
+    notes.push(`noise-aware needs a regression or a public bound on every data column: running the recommended algorithm`);
     algorithm = 'auto';
   }
   let epsilon = 2;

@@ -199,7 +199,7 @@ function start() {
   for (let c = 0; c < (run.shared ? 1 : params.chains); c++) pool.startChain(run.id, c, data, json);
 }
 
-/** Fills the algorithm select: auto names its choice; noise-aware only where the demo is a regression. */
+/** Fills the algorithm select: auto names its choice; noise-aware only where the demo can run it (offers). */
 function renderAlgorithms() {
   const names = { auto: `recommended (${recommended ?? '…'})`, 'noise-aware': 'noise-aware', 'dp-penalty': 'DP penalty', 'dp-hmc': 'DP-HMC', 'dp-mala': 'DP-MALA', ops: 'one posterior sample' };
   algo.replaceChildren(...ALGORITHMS.map((a) => {
@@ -208,7 +208,7 @@ function renderAlgorithms() {
     o.textContent = names[a];
     if (!offers(params.demo, a)) {
       o.disabled = true;
-      o.title = 'noise-aware is for regression models (the logistic demo)';
+      o.title = 'noise-aware needs a regression or a public bound on every data column';
     }
     return o;
   }));
@@ -241,7 +241,7 @@ async function main() {
   pool.listen(onMessage);
   // What auto runs: the engine's recommendation for this demo's model and
   // public n and d, among the private algorithms this embed offers.
-  const rec = await pool.recommend(demo.rows, dimension(params.demo), true, demo.model.model);
+  const rec = await pool.recommend(demo.rows, dimension(params.demo), true, demo.model.model, Boolean(demo.meanStatistic));
   recommended = ALGORITHMS.includes(rec) && rec !== 'auto' ? rec : 'dp-penalty';
   const chosen = algo.value;
   renderAlgorithms();

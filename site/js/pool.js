@@ -134,12 +134,14 @@ export class Pool {
    * The engine's recommended algorithm for a model on n rows with d
    * parameters (public inputs; api.recommend, the app's default sampler),
    * asked of worker 0 (for pages without an engine on the main thread).
+   * meanBounded: the gaussian or banana model with a public bound on every
+   * data column (noise-aware can run it).
    */
-  recommend(n, d, priv, model) {
+  recommend(n, d, priv, model, meanBounded = false) {
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
-      this.workers[0].postMessage({ type: 'recommend', id, n, d, private: priv, model });
+      this.workers[0].postMessage({ type: 'recommend', id, n, d, private: priv, model, meanBounded });
     });
   }
 

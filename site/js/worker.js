@@ -8,7 +8,7 @@
 // event loop, so a "cancel" message stops the chain after the current slice;
 // the "end" message then reports exactly the iterations that ran.
 //
-// Messages in:  {type:'init', module} | {type:'inspect', id, file, opts} | {type:'plan', id, config} | {type:'recommend', id, n, d, private, model}
+// Messages in:  {type:'init', module} | {type:'inspect', id, file, opts} | {type:'plan', id, config} | {type:'recommend', id, n, d, private, model, meanBounded}
 //               | {type:'start', runId, file, config, chain, release?} | {type:'cancel', runId}
 // Messages out: {type:'loaded'} | {type:'ready', version, selfTest} | {type:'inspected', id, result} | {type:'planned', id, result} | {type:'recommended', id, result}
 //               | {type:'progress', id, loaded, total} (bytes of the file parsed, while inspecting)
@@ -150,7 +150,7 @@ onmessage = (e) => {
       apiReady.then(() => postMessage({ type: 'planned', id: msg.id, result: lastFile ? JSON.parse(api.plan(lastFile, msg.config)) : { error: { message: 'no file' } } })).catch(fail);
       break;
     case 'recommend':
-      apiReady.then(() => postMessage({ type: 'recommended', id: msg.id, result: api.recommend(msg.n, msg.d, msg.private, msg.model) })).catch(fail);
+      apiReady.then(() => postMessage({ type: 'recommended', id: msg.id, result: api.recommend(msg.n, msg.d, msg.private, msg.model, Boolean(msg.meanBounded)) })).catch(fail);
       break;
     case 'start':
       apiReady.then(() => runChain(msg)).catch(fail);
