@@ -403,8 +403,10 @@ func TestPlanNoiseAwareMeanModels(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var p struct {
-		Algorithm string  `json:"algorithm"`
-		Epsilon   float64 `json:"epsilon"`
+		Algorithm string   `json:"algorithm"`
+		Epsilon   float64  `json:"epsilon"`
+		Dim       int      `json:"dim"`
+		Notes     []string `json:"notes"`
 		Forecast  struct {
 			Kind        string `json:"kind"`
 			MeanPreview struct {
@@ -421,6 +423,16 @@ func TestPlanNoiseAwareMeanModels(t *testing.T) {
 	if p.Algorithm != "noise-aware" || p.Epsilon > 2 || p.Epsilon < 1.999 || p.Forecast.Kind != "exact" || len(p.Forecast.MeanPreview.SDRatio) != 2 {
 		t.Fatalf("plan %+v", p)
 	}
+	// The noise sd on a mean is the release's std (its note) over n.
+	var std float64
+	for _, note := range p.Notes {
+		if _, rest, ok := strings.Cut(note, "noise std "); ok {
+			std, _ = strconv.ParseFloat(strings.TrimRight(strings.Fields(rest)[0], ","), 64)
+		}
+	}
+	if p.Dim != 2 || std == 0 || math.Abs(p.Forecast.MeanPreview.NoiseSD-std/5000) > 1e-9*std {
+		t.Fatalf("dim %d, noise sd on a mean %v, release std %v (notes %v)", p.Dim, p.Forecast.MeanPreview.NoiseSD, std, p.Notes)
+	}
 	for j, v := range []float64{2000, 2500} {
 		s := math.Sqrt(v / 5000)
 		if want := math.Hypot(1, p.Forecast.MeanPreview.NoiseSD/s); math.Abs(p.Forecast.MeanPreview.SDRatio[j]-want) > 1e-12 {
@@ -431,8 +443,20 @@ func TestPlanNoiseAwareMeanModels(t *testing.T) {
 	if code == 0 || !strings.Contains(stderr, "--bound and --predictors are for the gaussian and banana models") {
 		t.Errorf("--bound with logistic: exit %d, %s", code, stderr)
 	}
-	code, _, stderr = runCLI(t, "plan", "--algorithm", "noise-aware", "--model", "gaussian", "--n", "500", "--dim", "2", "--bound", "x1=0:1", "--epsilon", "1", "--delta", "1e-6")
-	if code == 0 || !strings.Contains(stderr, "--predictors") {
+	code, _, stderr = runCLI(t, "plan", "--algorithm", "auto", "--model", "Gaussian", "--n", "500", "--bound", "x1=0:1", "--epsilon", "1", "--delta", "1e-6")
+	if code == 0 || !strings.Contains(stderr, "give --predictors") {
 		t.Errorf("gaussian without its columns: exit %d, %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "plan", "--algorithm", "auto", "--model", "gaussian", "--predictors", "x1,x2", "--dim", "3", "--n", "500", "--bound", "x1=0:1", "--bound", "x2=0:1", "--epsilon", "1", "--delta", "1e-6")
+	if code == 0 || !strings.Contains(stderr, "one parameter per data column (2)") {
+		t.Errorf("--dim 3 with two columns: exit %d, %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "plan", "--algorithm", "noise-aware", "--model", "banana", "--predictors", "x1", "--n", "500", "--bound", "x1=0:1", "--epsilon", "1", "--delta", "1e-6")
+	if code == 0 || !strings.Contains(stderr, "at least two data columns") {
+		t.Errorf("a one-column banana: exit %d, %s", code, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "plan", "--algorithm", "auto", "--model", "gaussian", "--predictors", "x1,x2", "--n", "500", "--bound", "x1=0:1", "--bound", "x2=0:1", "--epsilon", "1", "--delta", "1e-6", "--text")
+	if code != 0 || !strings.HasPrefix(stdout, "noise-aware with 4 chains on n = 500") {
+		t.Errorf("gaussian with its columns bounded: exit %d, %s%s", code, stdout, stderr)
 	}
 }

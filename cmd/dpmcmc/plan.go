@@ -53,20 +53,22 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&s.StepDelta, "step-delta", 0, "DP-Fast MH per-iteration δ")
 	fs.Float64Var(&s.NoiseMultiplier, "noise-multiplier", 0, "DP-SGLD extra gradient noise multiplier")
 	fs.Float64Var(&s.OPSShare, "ops-share", 0, "hybrid: share of ε for the one-posterior-sample start")
-	fs.StringVar(&cfg.Model.Model, "model", "logistic", "the model, for the mixing forecast's bound on the posterior sd (logistic: the only one with such a bound; others: the forecast gives the travel in parameter units); noise-aware: the regression model (logistic, linear or poisson)")
+	fs.StringVar(&cfg.Model.Model, "model", "logistic", "the model, for the mixing forecast's bound on the posterior sd (logistic: the only one with such a bound; others: the forecast gives the travel in parameter units); noise-aware: logistic, linear or poisson, or gaussian and banana with --bound on every data column")
 	fs.Float64Var(&cfg.Model.PriorSD, "prior-sd", 0, "prior sd of every coefficient, for the mixing forecast (default: the model's; a private regression run's is 20 on the predictors scaled to [-1, 1] by their bounds)")
 	fs.StringVar(&cfg.Model.Scale, "scale", "", "bounds (the default of a private regression run: coefficients of the predictors scaled to [-1, 1]), auto (scaled, with the prior in the user's units) or none (the user's units; the default of a non-private run)")
 	outcomeBound := fs.String("outcome-bound", "", "noise-aware linear and poisson: the outcome's public bound LO:HI, as a run's --bound OUTCOME=LO:HI (poisson: HI caps the mean; linear: the outcome is scaled by it)")
 	noiseSD := fs.Float64("noise-sd", 0, "linear model (required): the model's known noise sd in the outcome's units, as a run's --model-opt noise-sd=S")
 	asText := fs.Bool("text", false, "print a sentence instead of JSON")
 	var boundFlags listFlag
-	fs.Var(&boundFlags, "bound", "gaussian and banana (noise-aware, auto, dp-map's start): public bound COL=LO:HI of a data column (repeatable, as in sample); the release's sensitivity comes from them")
-	predictors := fs.String("predictors", "", "gaussian and banana: comma-separated data columns (banana default x1,x2; gaussian: needed by noise-aware)")
+	fs.Var(&boundFlags, "bound", "gaussian and banana (noise-aware, and auto, which chooses it when every data column has one): public bound COL=LO:HI of a data column (repeatable, as in sample); the release's sensitivity comes from them")
+	predictors := fs.String("predictors", "", "gaussian and banana: comma-separated data columns (banana default x1,x2; the gaussian's are required with --bound); --dim is then their number")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	cfg.Model.Model = strings.ToLower(strings.TrimSpace(cfg.Model.Model))
+	meanModel := cfg.Model.Model == "gaussian" || cfg.Model.Model == "banana"
 	if len(boundFlags) > 0 || *predictors != "" {
-		if cfg.Model.Model != "gaussian" && cfg.Model.Model != "banana" {
+		if !meanModel {
 			return fmt.Errorf("--bound and --predictors are for the gaussian and banana models here (got --model %s; a regression's bounds enter its plan through --dim, --clip and --outcome-bound)", cfg.Model.Model)
 		}
 		bs, err := dataset.ParseBounds(boundFlags)
@@ -83,6 +85,20 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 				cfg.Model.Predictors[i] = strings.TrimSpace(c)
 			}
 		}
+		if cfg.Model.Model == "gaussian" && len(cfg.Model.Predictors) == 0 {
+			// A run reads every column when none are named, bounded or
+			// not: the plan cannot know them from the bounds.
+			return errors.New("the gaussian model reads every column unless --predictors names them: give --predictors with its data columns for a plan (a run reads the data's header)")
+		}
+		// The number of parameters is the number of data columns.
+		cols := len(cfg.Model.Predictors)
+		if cols == 0 {
+			cols = 2 // the banana's x1, x2
+		}
+		if dim != 0 && dim != cols {
+			return fmt.Errorf("--dim %d: the %s model has one parameter per data column (%d)", dim, cfg.Model.Model, cols)
+		}
+		dim = cols
 	}
 	if cfg.Algorithm == "" || n == 0 {
 		return errors.New("--algorithm and --n are required")
@@ -110,7 +126,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		}
 		cfg.Model.Options = map[string]string{"noise-sd": strconv.FormatFloat(*noiseSD, 'g', -1, 64)}
 	}
-	if cfg.Algorithm == run.NoiseAware && cfg.Model.Model != "gaussian" && cfg.Model.Model != "banana" {
+	if cfg.Algorithm == run.NoiseAware && !meanModel {
 		if dim < 1 {
 			return errors.New("--dim (the number of coefficients, intercept included) is required for noise-aware")
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/dpmcmc/dpmcmc/core/export"
 	"github.com/dpmcmc/dpmcmc/core/model"
 	"github.com/dpmcmc/dpmcmc/core/report"
+	"github.com/dpmcmc/dpmcmc/core/run"
 )
 
 func init() {
@@ -94,7 +95,13 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 			Verdict    diag.Verdict        `json:"verdict"`
 		}{d.NumChains(), n, d.Warmup, rows, verdict})
 	}
-	return writeSummaryTable(stdout, report.Heading(d.NumChains(), n, d.Warmup), rows, verdict, *modelName, steps, *private)
+	heading := report.Heading(d.NumChains(), n, d.Warmup)
+	if run.WarmupNote(d.Algorithm) != "" && d.Warmup == 0 {
+		// A Stan CSV of a sampler that runs no warmup (noise-aware, ops)
+		// says so in its header, as sample's heading does.
+		heading = report.HeadingNoWarmup(d.NumChains(), n)
+	}
+	return writeSummaryTable(stdout, heading, rows, verdict, *modelName, steps, *private)
 }
 
 // writeSummaryTable prints the heading (report.Heading), the summary table of model (see

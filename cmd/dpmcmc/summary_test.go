@@ -288,3 +288,31 @@ func TestSummaryBoundNamesNoParameter(t *testing.T) {
 		t.Errorf("stderr %q", errb.String())
 	}
 }
+
+// The Stan CSVs of a noise-aware run name their sampler in the header, so
+// `dpmcmc summary` heads them "(no warmup)" as sample does; a tidy draws
+// file names none and keeps "after warmup"; CmdStan's own "algorithm =
+// hmc" keeps it too.
+func TestSummaryHeadingNoWarmupFromStanHeader(t *testing.T) {
+	dir := t.TempDir()
+	stan := filepath.Join(dir, "na.csv")
+	code, _, stderr := runCLI(t, "sample", "--data", "../../testdata/noiseaware/linear_small.csv", "--model", "gaussian",
+		"--predictors", "age", "--bound", "age=18:90", "--algorithm", "noise-aware", "--epsilon", "1", "--delta", "1e-5",
+		"--chains", "2", "--draws", "50", "--out", stan, "--format", "stan", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := runCLI(t, "summary", filepath.Join(dir, "na_1.csv"), filepath.Join(dir, "na_2.csv"))
+	if code != 0 || !strings.HasPrefix(stdout, "2 chains × 50 draws (no warmup)\n") {
+		t.Fatalf("summary of noise-aware Stan files: exit %d\n%s%s", code, stdout, stderr)
+	}
+	tidy := filepath.Join(dir, "na_tidy.csv")
+	if code, _, stderr = runCLI(t, "sample", "--data", "../../testdata/noiseaware/linear_small.csv", "--model", "gaussian",
+		"--predictors", "age", "--bound", "age=18:90", "--algorithm", "noise-aware", "--epsilon", "1", "--delta", "1e-5",
+		"--chains", "2", "--draws", "50", "--out", tidy, "--quiet"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if code, stdout, _ = runCLI(t, "summary", tidy); code != 0 || !strings.HasPrefix(stdout, "2 chains × 50 draws after warmup\n") {
+		t.Fatalf("summary of a tidy file: exit %d\n%s", code, stdout)
+	}
+}

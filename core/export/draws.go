@@ -35,6 +35,9 @@ type Draws struct {
 	// comment line and no sampler column ending in "__". Such a file is
 	// read as one chain, but it may as well be a data file.
 	Unmarked []int
+	// Algorithm is the sampler a Stan CSV's header names ("algorithm =
+	// …"), "" when none does or when inputs name different ones.
+	Algorithm string
 }
 
 // Reserved column names of the tidy draws format.

@@ -84,7 +84,8 @@ func (f *commentFilter) Read(p []byte) (int, error) {
 }
 
 // comment records "key = value" from a comment line for the keys
-// num_warmup, save_warmup, thin and num_samples (first occurrence wins).
+// num_warmup, save_warmup, thin, num_samples and algorithm (first
+// occurrence wins).
 func (f *commentFilter) comment() {
 	f.comments++
 	s := strings.TrimSpace(strings.TrimSuffix(string(f.line), "\r"))
@@ -94,7 +95,7 @@ func (f *commentFilter) comment() {
 	}
 	k = strings.TrimSpace(k)
 	switch k {
-	case "num_warmup", "save_warmup", "thin", "num_samples":
+	case "num_warmup", "save_warmup", "thin", "num_samples", "algorithm":
 	default:
 		return
 	}
@@ -262,7 +263,7 @@ func readStan(cr *csv.Reader, f *commentFilter, head []string, hline int) (*Draw
 			}
 		}
 	}
-	d := &Draws{Names: names, Values: [][][]float64{rows}, Warmup: warm}
+	d := &Draws{Names: names, Values: [][][]float64{rows}, Warmup: warm, Algorithm: f.keys["algorithm"]}
 	if !sampler && f.comments == 0 {
 		d.Unmarked = []int{0}
 	}
@@ -419,6 +420,9 @@ func readAll(n int, read func(int) (*Draws, error)) (*Draws, error) {
 		}
 		if len(d.Unmarked) > 0 {
 			all.Unmarked = append(all.Unmarked, i)
+		}
+		if d.Algorithm != all.Algorithm {
+			all.Algorithm = ""
 		}
 		all.Values = append(all.Values, d.Values...)
 	}

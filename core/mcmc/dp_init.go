@@ -180,7 +180,11 @@ func meanStatisticStart(m model.Model, c DPInitConfig, n, nPub int, rel privacy.
 	if k := len(ms.MeanBounds()); k != c.MeanColumns {
 		return nil, fmt.Errorf("mcmc: dp init: the plan counts %d mean columns, model %s has %d", c.MeanColumns, m.Name(), k)
 	}
-	means, noiseVar, err := ReleaseNoisyMeans(ms, n, nPub, rel, c.Mu, bits, r.Noise)
+	sens, err := MeanSumsSensitivity(ms.MeanBounds(), rel)
+	if err != nil {
+		return nil, fmt.Errorf("mcmc: dp init: model %s: %w", m.Name(), err)
+	}
+	means, noiseVar, err := ReleaseNoisyMeans(ms, n, nPub, sens/c.Mu, bits, r.Noise)
 	if err != nil {
 		return nil, fmt.Errorf("mcmc: dp init: model %s: %w", m.Name(), err)
 	}
@@ -226,29 +230,28 @@ func MeanSumsSensitivity(ivs []model.Interval, rel privacy.Relation) (float64, e
 // ReleaseNoisyMeans is the one private release of a model.MeanStatistic:
 // the column sums Σᵢ x_ij, each column clipped to its public bound
 // [lo_j, hi_j] and summed exactly around its midpoint (clipper.sumDiff:
-// terms in ±h_j), with Gaussian noise of std Δ/mu (Δ = MeanSumsSensitivity)
-// on the release grid of bits bits, drawn from noise. It returns the
-// released means m̃_j = mid_j + sum_j/nPub and their noise variances
-// (std/nPub)². A Gaussian mechanism with μ = mu; everything after it is
+// terms in ±h_j), with Gaussian noise of std std on the release grid of
+// bits bits, drawn from noise. It returns the released means
+// m̃_j = mid_j + sum_j/nPub and their noise variances (std/nPub)². With
+// std = Δ/μ (Δ = MeanSumsSensitivity) it is a Gaussian mechanism with μ
+// (plus the grid's inflation, GridInflation); everything after it is
 // post-processing. Runs use replace-one (n public); under add/remove the
 // quantum of the exact sums (quantBits(n)) and nPub would depend on the
 // private n, as in every kernel here, so do not enable add/remove for it
 // without revisiting both.
-func ReleaseNoisyMeans(ms model.MeanStatistic, n, nPub int, rel privacy.Relation, mu float64, bits int, noise *rand.Rand) (means, noiseVar []float64, err error) {
+func ReleaseNoisyMeans(ms model.MeanStatistic, n, nPub int, std float64, bits int, noise *rand.Rand) (means, noiseVar []float64, err error) {
 	ivs := ms.MeanBounds()
-	sens, err := MeanSumsSensitivity(ivs, rel)
-	if err != nil {
-		return nil, nil, err
-	}
-	std := sens / mu
 	if !(std > 0) || math.IsInf(std, 1) {
-		return nil, nil, fmt.Errorf("the noise std of the column sums is %v (sensitivity %v, μ %v)", std, sens, mu)
+		return nil, nil, fmt.Errorf("the noise std of the column sums is %v: the bounds are too wide or the budget too small for a release", std)
 	}
 	cl := newClipper(n, 1)
 	col, mid := make([]float64, 0, n), make([]float64, n)
 	sums, ctrs := make([]float64, len(ivs)), make([]float64, len(ivs))
 	for j, iv := range ivs {
 		h := iv.Hi/2 - iv.Lo/2
+		if !(h > 0) || math.IsInf(h, 1) {
+			return nil, nil, fmt.Errorf("data column %d needs a finite public bound", j+1)
+		}
 		ctrs[j] = iv.Lo + h
 		for i := range mid {
 			mid[i] = ctrs[j]

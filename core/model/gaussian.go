@@ -29,7 +29,6 @@ import (
 // c = ½log det(2πΣ). All +Inf for a nil box or an unbounded column.
 type GaussianMean struct {
 	base
-	x       []float64 // n × d, the rows (MeanStatistic)
 	w       []float64 // n × d, row i = Σ⁻¹ x_i
 	q       []float64 // ½ x_iᵀ Σ⁻¹ x_i
 	sumW    []float64 // Σ_i w_i
@@ -148,10 +147,15 @@ func (m *GaussianMean) RowHessianTrace() float64 {
 // MeanBounds implements MeanStatistic: the public bounds of the data columns.
 func (m *GaussianMean) MeanBounds() []Interval { return append([]Interval(nil), m.xiv...) }
 
-// AppendColumn implements MeanStatistic.
+// AppendColumn implements MeanStatistic: x_ij = (Σ·w_i)_j, recovered from
+// the stored w_i = Σ⁻¹x_i (exact for a diagonal Σ with power-of-two
+// entries, identity included; otherwise within rounding, and every value
+// is clipped to its bound again where it is summed).
 func (m *GaussianMean) AppendColumn(j int, dst []float64) []float64 {
+	d := m.d
+	row := m.cov[j]
 	for i := 0; i < m.n; i++ {
-		dst = append(dst, m.x[i*m.d+j])
+		dst = append(dst, dot(row, m.w[i*d:i*d+d]))
 	}
 	return dst
 }

@@ -204,6 +204,25 @@ func TestPosteriorGivenNoisyMeans(t *testing.T) {
 	prec := 1/a + 1/4.0
 	close("1-d mean", mean[0], mt/a/prec)
 	close("1-d var", cov[0], 1/prec)
+	// Each column's own noise variance: identity covariance, two columns
+	// with noise variances v1 ≠ v2, so each coordinate is the 1-d case.
+	two := &dataset.Table{Names: []string{"u", "v"}, Rows: n, Data: tab.Data[:2*n]}
+	g2, err := Build(Spec{Model: "gaussian", PriorSD: 2}, two)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nv2 := []float64{0.01, 0.04}
+	mean, cov, err = g2.(MeanStatistic).PosteriorGivenNoisyMeans([]float64{0.7, -0.3}, nv2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, m := range []float64{0.7, -0.3} {
+		a := 1/float64(n) + nv2[j]
+		prec := 1/a + 1/4.0
+		close("2-d mean", mean[j], m/a/prec)
+		close("2-d var", cov[j*2+j], 1/prec)
+	}
+	close("2-d cov", cov[1], 0)
 	if _, _, err := gm.PosteriorGivenNoisyMeans([]float64{1}, []float64{0}); err == nil {
 		t.Fatal("three columns accepted one released mean")
 	}

@@ -523,7 +523,6 @@ func buildGaussian(spec Spec, o opts, t *dataset.Table) (Model, error) {
 	n := t.Rows
 	m := &GaussianMean{
 		base:    base{name: "gaussian", n: n, d: d, names: thetaNames(d), f: o["temper"]},
-		x:       x,
 		w:       make([]float64, n*d),
 		q:       make([]float64, n),
 		sumW:    make([]float64, d),

@@ -120,12 +120,12 @@ func appendRows(acc, c Model, capRows int) (Model, error) {
 		if acc == nil {
 			v := *c
 			a, ok = &v, true
-			a.x, a.w, a.q = grow(nil, a.d, capRows), grow(nil, a.d, capRows), grow(nil, 1, capRows)
+			a.w, a.q = grow(nil, a.d, capRows), grow(nil, 1, capRows)
 		}
 		if !ok {
 			return nil, errMixed(acc, c)
 		}
-		a.x, a.w, a.q = append(a.x, c.x...), append(a.w, c.w...), append(a.q, c.q...)
+		a.w, a.q = append(a.w, c.w...), append(a.q, c.q...)
 		return a, nil
 	case *GMM:
 		a, ok := acc.(*GMM)

@@ -61,7 +61,16 @@ func NewMeanPlan(ivs []model.Interval, mu float64) (*MeanPlan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("noise-aware: %w", err)
 	}
-	return &MeanPlan{Columns: len(ivs), Sensitivity: sens, Std: sens / nominal, Mu: mu, auditScale: 1}, nil
+	std := sens / nominal
+	if !(std > 0) || math.IsInf(std, 1) {
+		return nil, fmt.Errorf("noise-aware: the noise std of the column sums is %v: the bounds are too wide for a release", std)
+	}
+	// μ as accounted, from the std that runs (not the target it came from).
+	acc := sens/std + mcmc.GridInflation(len(ivs), GridBits)
+	if acc > mu*(1+1e-12) {
+		return nil, fmt.Errorf("noise-aware: internal error: μ %v exceeds the budget's %v", acc, mu)
+	}
+	return &MeanPlan{Columns: len(ivs), Sensitivity: sens, Std: std, Mu: acc, auditScale: 1}, nil
 }
 
 // AuditSeedBugMean turns p into a known-unsound variant for the black-box
@@ -95,8 +104,14 @@ func NewMeanKernel(m model.Model, p *MeanPlan) (*MeanKernel, error) {
 	if !ok {
 		return nil, fmt.Errorf("noise-aware: model %s does not read its data through column means", m.Name())
 	}
-	if k := len(ms.MeanBounds()); k != p.Columns {
-		return nil, fmt.Errorf("noise-aware: the plan releases %d columns, model %s reads %d", p.Columns, m.Name(), k)
+	ivs := ms.MeanBounds()
+	if len(ivs) != p.Columns {
+		return nil, fmt.Errorf("noise-aware: the plan releases %d columns, model %s reads %d", p.Columns, m.Name(), len(ivs))
+	}
+	// The release's noise is Δ/μ for the model's bounds, its posterior
+	// uses the plan's std: both come from the same public bounds.
+	if sens, err := mcmc.MeanSumsSensitivity(ivs, privacy.Replace); err != nil || math.Abs(sens-p.Sensitivity) > 1e-12*p.Sensitivity {
+		return nil, fmt.Errorf("noise-aware: model %s's column bounds give sensitivity %v, the plan %v (%v)", m.Name(), sens, p.Sensitivity, err)
 	}
 	d := m.Dim()
 	return &MeanKernel{plan: p, m: m, ms: ms, y: make([]float64, d), pos: make([]float64, d)}, nil
@@ -108,7 +123,7 @@ func (k *MeanKernel) Name() string { return "noise-aware" }
 // Release performs the private release with the given noise stream.
 func (k *MeanKernel) Release(noise *rand.Rand) error {
 	n := k.m.N()
-	means, _, err := mcmc.ReleaseNoisyMeans(k.ms, n, n, privacy.Replace, k.plan.Sensitivity/(k.plan.Std*k.plan.auditScale), GridBits, noise)
+	means, _, err := mcmc.ReleaseNoisyMeans(k.ms, n, n, k.plan.Std*k.plan.auditScale, GridBits, noise)
 	if err != nil {
 		return fmt.Errorf("noise-aware: %w", err)
 	}
@@ -129,9 +144,14 @@ func (k *MeanKernel) Adopt(rel *Release) error {
 	if len(rel.S) != 1 || len(rel.S[0]) != k.plan.Columns || len(rel.Theta) != 0 || len(rel.M) != 0 {
 		return fmt.Errorf("noise-aware: a mean-statistic release is one vector of %d column means", k.plan.Columns)
 	}
-	for _, v := range rel.S[0] {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return errors.New("noise-aware: the release holds a value that is not finite")
+	// A released mean is a bound's midpoint plus a clipped mean (inside the
+	// bound) plus noise of sd σ/n: one more than 50 noise sds outside its
+	// bound is not a release of this run's plan.
+	margin := 50 * k.plan.Std / float64(k.m.N())
+	for j, v := range rel.S[0] {
+		iv := k.ms.MeanBounds()[j]
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < iv.Lo-margin || v > iv.Hi+margin {
+			return fmt.Errorf("noise-aware: released mean %d (%v) is not finite or lies more than 50 noise sds outside its column's bound [%v, %v]", j+1, v, iv.Lo, iv.Hi)
 		}
 	}
 	return k.use(rel)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dpmcmc/dpmcmc/core/dataset"
+	"github.com/dpmcmc/dpmcmc/core/mcmc"
 	"github.com/dpmcmc/dpmcmc/core/model"
 	"github.com/dpmcmc/dpmcmc/core/privacy"
 	"github.com/dpmcmc/dpmcmc/core/rng"
@@ -108,9 +109,19 @@ func TestMeanKernelDraws(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The accounted μ is the std's (Δ/σ) plus the grid's inflation, within
+	// the target.
+	if want := p.Sensitivity/p.Std + mcmc.GridInflation(2, GridBits); p.Mu != want || p.Mu > mu {
+		t.Fatalf("μ %v, want Δ/σ + grid inflation = %v ≤ %v", p.Mu, want, mu)
+	}
 	k, err := NewMeanKernel(m, p)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A release from elsewhere must be one of this plan's: finite, and
+	// within 50 noise sds of its column's bound.
+	if err := k.Adopt(&Release{Family: "gaussian", D: 2, S: [][]float64{{1e300, 0}}}); err == nil {
+		t.Fatal("a mean of 1e300 adopted")
 	}
 	if info := k.Step(rng.Streams{Noise: r, Public: r}); !info.Divergent {
 		t.Fatal("a step before the release drew something")

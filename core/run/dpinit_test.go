@@ -109,3 +109,51 @@ func TestDPMapBananaMeanStatistic(t *testing.T) {
 		}
 	}
 }
+
+// The gaussian model reads its data through the column means too: with a
+// bound on every column (named by the loaded header, no predictors given)
+// dp-map's start is one release of their sums, planned and charged as
+// such, and every chain starts within 2.5 posterior sds of the mode.
+func TestDPMapGaussianMeanStatistic(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 0xba))
+	const n = 20000
+	x1, x2 := make([]float64, n), make([]float64, n)
+	for i := range x1 {
+		x1[i], x2[i] = 1+r.NormFloat64(), -0.5+r.NormFloat64()
+	}
+	cfg := &Config{
+		Model:     model.Spec{Model: "gaussian"},
+		Data:      DataSpec{Bounds: map[string][2]float64{"x1": {-4, 4}, "x2": {-4, 4}}},
+		Algorithm: "dp-penalty", Chains: 4, Seed: 3, Warmup: 5, Draws: 5,
+		Settings: Settings{Box: 10},
+		Init:     Init{Kind: "dp-map"},
+		Privacy:  &Budget{Epsilon: 4, Delta: 1e-6},
+	}
+	tab, err := dataset.FromColumns([]string{"x1", "x2"}, [][]float64{x1, x2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := MakePlan(cfg, n, 2); err == nil || !strings.Contains(err.Error(), "dp-map on the gaussian model needs its data columns named") {
+		t.Fatalf("a plan without the gaussian's columns: %v", err)
+	}
+	p, err := Prepare(cfg, tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, rep := runAndReport(t, p)
+	if rep.Epsilon > 4 || math.Abs(rep.Epsilon-p.Plan.Epsilon) > 1e-8*p.Plan.Epsilon {
+		t.Fatalf("ε reported %v, planned %v", rep.Epsilon, p.Plan.Epsilon)
+	}
+	if !slices.ContainsFunc(p.Plan.Notes, func(s string) bool {
+		return strings.Contains(s, "one release of the 2 data columns' clipped sums, then the posterior mode given them")
+	}) {
+		t.Errorf("plan notes %v", p.Plan.Notes)
+	}
+	mean, cov := p.Model.(*model.GaussianMean).Posterior()
+	for c, ch := range res.Chains {
+		th := ch.Warmup[:2]
+		if d := math.Hypot((th[0]-mean[0])/math.Sqrt(cov[0][0]), (th[1]-mean[1])/math.Sqrt(cov[1][1])); d > 2.5 {
+			t.Errorf("chain %d starts %.2f posterior sds from the mode", c+1, d)
+		}
+	}
+}

@@ -93,7 +93,7 @@ var algorithms = map[string]algorithm{
 	"dp-sghmc": {private: true, doc: "DP stochastic-gradient HMC", buildPrivate: func(m model.Model, s Settings, c *Config) (mcmc.Kernel, error) {
 		return mcmc.NewDPSGLD(m, sgldConfig(c, m.N(), "sghmc"))
 	}},
-	NoiseAware: {private: true, doc: "noise-aware (regression models): one private release of the score and Fisher information (Gaussian mechanism), then independent draws from the posterior that accounts for the release noise", buildPrivate: func(m model.Model, s Settings, c *Config) (mcmc.Kernel, error) {
+	NoiseAware: {private: true, doc: "noise-aware (regression models: one private release of the score and Fisher information; gaussian and banana with every data column bounded: one release of the clipped column sums; Gaussian mechanism), then independent draws from the posterior that accounts for the release noise", buildPrivate: func(m model.Model, s Settings, c *Config) (mcmc.Kernel, error) {
 		return newNoiseAwareKernel(m, c)
 	}},
 	"hybrid": {private: true, doc: "hybrid (Wang et al. 2015 Alg. 3): a one-posterior-sample start with a budget share, then DP-SGLD", buildPrivate: func(m model.Model, s Settings, c *Config) (mcmc.Kernel, error) {

@@ -93,6 +93,9 @@ func meanBounds(c *Config) ([]model.Interval, error) {
 		}
 		ivs[j] = model.Interval{Lo: b[0], Hi: b[1]}
 	}
+	if strings.EqualFold(strings.TrimSpace(c.Model.Model), "banana") && len(cols) < 2 {
+		return nil, fmt.Errorf("the banana model takes at least two data columns (x1, x2), got %d", len(cols))
+	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("noise-aware for the %s model releases the sums of its data columns clipped to their public bounds: give a bound for %s (--bound COL=LO:HI, from domain knowledge, never from the data)", c.Model.Model, strings.Join(missing, ", "))
 	}

@@ -52,6 +52,12 @@ func initConfig(c *Config, n int) (*mcmc.DPInitConfig, error) {
 	if c.Init.Kind != "dp-map" || c.Privacy == nil {
 		return nil, nil
 	}
+	if strings.EqualFold(strings.TrimSpace(c.Model.Model), "gaussian") && len(c.Model.Predictors) == 0 {
+		// Whether the start is one release of the column sums depends on
+		// which columns it reads (prepareModel names them once the data
+		// are loaded); without them the plan could charge the other start.
+		return nil, errors.New("dp-map on the gaussian model needs its data columns named (predictors) to plan its start")
+	}
 	muTot, err := privacy.MuFor(c.Privacy.Epsilon, c.Privacy.Delta)
 	if err != nil {
 		return nil, err
