@@ -410,7 +410,7 @@ func TestPlanNoiseAwareMeanModels(t *testing.T) {
 		Forecast  struct {
 			Kind        string `json:"kind"`
 			MeanPreview struct {
-				NoiseSD float64   `json:"noise_sd"`
+				NoiseSD []float64 `json:"noise_sd"`
 				SDRatio []float64 `json:"sd_ratio"`
 			} `json:"mean_preview"`
 		} `json:"forecast"`
@@ -430,12 +430,13 @@ func TestPlanNoiseAwareMeanModels(t *testing.T) {
 			std, _ = strconv.ParseFloat(strings.TrimRight(strings.Fields(rest)[0], ","), 64)
 		}
 	}
-	if p.Dim != 2 || std == 0 || math.Abs(p.Forecast.MeanPreview.NoiseSD-std/5000) > 1e-9*std {
+	// On the scaled sums; each column's half-width is 200.
+	if p.Dim != 2 || std == 0 || len(p.Forecast.MeanPreview.NoiseSD) != 2 || math.Abs(p.Forecast.MeanPreview.NoiseSD[0]-200*std/5000) > 1e-9*std {
 		t.Fatalf("dim %d, noise sd on a mean %v, release std %v (notes %v)", p.Dim, p.Forecast.MeanPreview.NoiseSD, std, p.Notes)
 	}
 	for j, v := range []float64{2000, 2500} {
 		s := math.Sqrt(v / 5000)
-		if want := math.Hypot(1, p.Forecast.MeanPreview.NoiseSD/s); math.Abs(p.Forecast.MeanPreview.SDRatio[j]-want) > 1e-12 {
+		if want := math.Hypot(1, p.Forecast.MeanPreview.NoiseSD[j]/s); math.Abs(p.Forecast.MeanPreview.SDRatio[j]-want) > 1e-12 {
 			t.Errorf("sd ratio %d: %v, want %v", j, p.Forecast.MeanPreview.SDRatio[j], want)
 		}
 	}

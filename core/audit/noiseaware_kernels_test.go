@@ -155,21 +155,23 @@ func TestAuditNoiseAwareNewtonPath(t *testing.T) {
 }
 
 // The mean-statistic noise-aware release (the gaussian and banana models:
-// one Gaussian release of the clipped column sums, noiseaware.MeanKernel),
-// on neighbours that attain its sensitivity: the differing row is (−1, −1)
-// in one dataset and (1, 1) in the other, bounds [−1, 1] on both columns,
-// so the sums move by (2, 2), ‖·‖ = 2√2 = Δ = 2‖h‖. The output is the
-// released means; the statistic their sum (the likelihood-ratio direction).
-// The claim is the plan's μ (grid inflation included) at δ = 1e-5; the
-// seeded bug halves the noise std while claiming the same μ.
+// one Gaussian release of the clipped column sums scaled by their bounds'
+// half-widths, noiseaware.MeanKernel), on neighbours that attain its
+// sensitivity: bounds [−1, 1] and [−4, 4], the differing row (−1, −4) in
+// one dataset and (1, 4) in the other, so the sums move by (2, 8) and the
+// scaled sums by (2, 2), ‖·‖ = 2√2 = Δ. The output is the released means;
+// the statistic m1/h1 + m2/h2 (the likelihood-ratio direction, noise std
+// h_j·σ on mean j up to n). The claim is the plan's μ (grid inflation
+// included) at δ = 1e-5; the seeded bug halves the noise std while
+// claiming the same μ.
 func TestAuditNoiseAwareMeanRelease(t *testing.T) {
 	const delta, mu = 1e-5, 0.5
 	build := func(t *testing.T, row float64) model.Model {
-		tab, err := dataset.FromColumns([]string{"x1", "x2"}, [][]float64{{row, 0.3, -0.6, 0.1}, {row, -0.2, 0.5, 0.9}})
+		tab, err := dataset.FromColumns([]string{"x1", "x2"}, [][]float64{{row, 0.3, -0.6, 0.1}, {4 * row, -0.2, 0.5, 0.9}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := tab.ApplyBounds(map[string]dataset.Bound{"x1": {Lo: -1, Hi: 1}, "x2": {Lo: -1, Hi: 1}}); err != nil {
+		if _, err := tab.ApplyBounds(map[string]dataset.Bound{"x1": {Lo: -1, Hi: 1}, "x2": {Lo: -4, Hi: 4}}); err != nil {
 			t.Fatal(err)
 		}
 		m, err := model.Build(model.Spec{Model: "gaussian"}, tab)
@@ -212,7 +214,7 @@ func TestAuditNoiseAwareMeanRelease(t *testing.T) {
 				return k.Released().S[0], nil
 			}
 			runAudit(t, auditCase{kernel: "noise-aware (mean statistic)", variant: c.variant, mech: mech, claim: claim, delta: delta,
-				stats: []Statistic{{Name: "m1 + m2", F: func(o []float64) float64 { return o[0] + o[1] }}}, broken: c.broken, trials: 200000})
+				stats: []Statistic{{Name: "m1 + m2/4", F: func(o []float64) float64 { return o[0] + o[1]/4 }}}, broken: c.broken, trials: 200000})
 		})
 	}
 }

@@ -205,36 +205,38 @@ func meanStatisticStart(m model.Model, c DPInitConfig, n, nPub int, rel privacy.
 	return theta, nil
 }
 
-// MeanSumsSensitivity is the L2 sensitivity of the clipped column sums that
-// ReleaseNoisyMeans releases for the public bounds ivs: f·‖h‖₂ with
-// half-widths h_j = (hi_j − lo_j)/2 (f = rel.SensitivityFactor(): 2
-// replace-one, 1 add/remove; one row moves each sum, taken around the
-// bound's midpoint, by at most 2h_j, or h_j). An error names a column
-// without a finite bound, or bounds too wide for a release.
+// MeanSumsSensitivity is the L2 sensitivity of the release that
+// ReleaseNoisyMeans makes, on the scaled sums Σᵢ clip(x_ij − mid_j, ±h_j)/h_j
+// (h_j the half-width of column j's public bound): f·√k for k columns
+// (f = rel.SensitivityFactor(): 2 replace-one, 1 add/remove; one row moves
+// each scaled sum by at most 2, or 1). An error names a column without a
+// finite bound.
 func MeanSumsSensitivity(ivs []model.Interval, rel privacy.Relation) (float64, error) {
-	var norm float64 // ‖h‖₂, by Hypot (h² overflows beyond 1e154)
 	for j, iv := range ivs {
-		h := iv.Hi/2 - iv.Lo/2
-		if !(h > 0) || math.IsInf(h, 1) {
+		if h := iv.Hi/2 - iv.Lo/2; !(h > 0) || math.IsInf(h, 1) {
 			return 0, fmt.Errorf("data column %d needs a finite public bound", j+1)
 		}
-		norm = math.Hypot(norm, h)
 	}
-	s := rel.SensitivityFactor() * norm
-	if math.IsInf(s, 1) {
-		return 0, errors.New("the data columns' bounds are too wide for a release (the sensitivity overflows)")
+	if len(ivs) == 0 {
+		return 0, errors.New("no data column to release")
 	}
-	return s, nil
+	return rel.SensitivityFactor() * math.Sqrt(float64(len(ivs))), nil
 }
 
 // ReleaseNoisyMeans is the one private release of a model.MeanStatistic:
-// the column sums Σᵢ x_ij, each column clipped to its public bound
-// [lo_j, hi_j] and summed exactly around its midpoint (clipper.sumDiff:
-// terms in ±h_j), with Gaussian noise of std std on the release grid of
-// bits bits, drawn from noise. It returns the released means
-// m̃_j = mid_j + sum_j/nPub and their noise variances (std/nPub)². With
-// std = Δ/μ (Δ = MeanSumsSensitivity) it is a Gaussian mechanism with μ
-// (plus the grid's inflation, GridInflation); everything after it is
+// the column sums S_j = Σᵢ clip(x_ij − mid_j, ±h_j), each column clipped to
+// its public bound [lo_j, hi_j] and summed exactly around its midpoint
+// (clipper.sumDiff), released on the scale of each column's half-width:
+// S_j + N(0, (h_j·std)²) on the grid of h_j·std's 2^-bits (drawn from
+// noise, column by column). That is S_j/h_j + N(0, std²), whose scaled sums
+// have L2 sensitivity MeanSumsSensitivity, on a grid of step ≤ std·2^-bits
+// in the scaled units, so with std = Δ/μ it is a Gaussian mechanism with μ
+// (plus the grid's inflation, GridInflation). Scaling by h_j gives each
+// column noise in proportion to its range, which minimises the summed
+// relative noise variance Σ_j (σ_j/h_j)² over the mechanisms of the same μ
+// (the isotropic release, σ_j = 2‖h‖/μ, is worse whenever the ranges
+// differ). It returns the released means m̃_j = mid_j + S̃_j/nPub and
+// their noise variances (h_j·std/nPub)². Everything after it is
 // post-processing. Runs use replace-one (n public); under add/remove the
 // quantum of the exact sums (quantBits(n)) and nPub would depend on the
 // private n, as in every kernel here, so do not enable add/remove for it
@@ -242,28 +244,31 @@ func MeanSumsSensitivity(ivs []model.Interval, rel privacy.Relation) (float64, e
 func ReleaseNoisyMeans(ms model.MeanStatistic, n, nPub int, std float64, bits int, noise *rand.Rand) (means, noiseVar []float64, err error) {
 	ivs := ms.MeanBounds()
 	if !(std > 0) || math.IsInf(std, 1) {
-		return nil, nil, fmt.Errorf("the noise std of the column sums is %v: the bounds are too wide or the budget too small for a release", std)
+		return nil, nil, fmt.Errorf("the noise std of the scaled column sums is %v: the budget is too small for a release", std)
 	}
 	cl := newClipper(n, 1)
 	col, mid := make([]float64, 0, n), make([]float64, n)
-	sums, ctrs := make([]float64, len(ivs)), make([]float64, len(ivs))
+	means, noiseVar = make([]float64, len(ivs)), make([]float64, len(ivs))
 	for j, iv := range ivs {
 		h := iv.Hi/2 - iv.Lo/2
 		if !(h > 0) || math.IsInf(h, 1) {
 			return nil, nil, fmt.Errorf("data column %d needs a finite public bound", j+1)
 		}
-		ctrs[j] = iv.Lo + h
+		sj := h * std
+		v := (sj / float64(nPub)) * (sj / float64(nPub))
+		if math.IsInf(sj, 1) || math.IsInf(v, 1) {
+			return nil, nil, fmt.Errorf("data column %d's bound is too wide for a release: the noise variance on its mean overflows", j+1)
+		}
+		ctr := iv.Lo + h
 		for i := range mid {
-			mid[i] = ctrs[j]
+			mid[i] = ctr
 		}
 		col = ms.AppendColumn(j, col[:0])
-		sums[j], _ = cl.sumDiff(col, mid, h)
-	}
-	addNoise(noise, sums, std, bits)
-	means, noiseVar = make([]float64, len(ivs)), make([]float64, len(ivs))
-	for j := range ivs {
-		means[j] = ctrs[j] + sums[j]/float64(nPub)
-		noiseVar[j] = (std / float64(nPub)) * (std / float64(nPub))
+		sum, _ := cl.sumDiff(col, mid, h)
+		out := []float64{sum}
+		addNoise(noise, out, sj, bits)
+		means[j] = ctr + out[0]/float64(nPub)
+		noiseVar[j] = v
 	}
 	return means, noiseVar, nil
 }

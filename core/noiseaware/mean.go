@@ -17,12 +17,13 @@ import (
 // likelihood reads the data only through the column means, x̄ ~ N(μ(θ),
 // Σ/(n·F)), so one release is enough and the posterior given it is exact:
 //
-//	release   S̃_j = Σᵢ clip_j(x_ij) + e_j,  e ~ N(0, σ²I),  σ = Δ/μ,
-//	          Δ = 2‖h‖₂ (replace-one; h_j the half-width of column j's
-//	          public bound), on the release grid (mcmc.ReleaseNoisyMeans);
-//	posterior m̃ = S̃/n ~ N(y, Σ/(n·F) + (σ/n)²I) with y = g⁻¹(θ) = μ(θ),
-//	          y Gaussian a priori, so y | m̃ is Gaussian in closed form
-//	          (PosteriorGivenNoisyMeans) and θ = g(y).
+//	release   S̃_j = Σᵢ clip_j(x_ij) + h_j·e_j,  e ~ N(0, σ²I),  σ = Δ/μ,
+//	          Δ = 2√k for k columns (replace-one; each column's sum scaled
+//	          by h_j, the half-width of its public bound, moves by at most
+//	          2), on the release grid (mcmc.ReleaseNoisyMeans);
+//	posterior m̃ = S̃/n ~ N(y, Σ/(n·F) + diag((h_j·σ/n)²)) with y = g⁻¹(θ)
+//	          = μ(θ), y Gaussian a priori, so y | m̃ is Gaussian in closed
+//	          form (PosteriorGivenNoisyMeans) and θ = g(y).
 //
 // This is Bernstein & Sheldon's noise-aware inference for exponential
 // families ("Differentially private Bayesian inference for exponential
@@ -34,13 +35,16 @@ import (
 // on the user's screen).
 
 // MeanPlan is the public schedule of the mean-statistic release: one
-// Gaussian mechanism on the column sums. Everything in it comes from the
-// public bounds and the budget.
+// Gaussian mechanism on the column sums scaled by their half-widths.
+// Everything in it comes from the public bounds and the budget.
 type MeanPlan struct {
-	// Columns is the number of data columns released.
+	// Columns is the number of data columns released, Half their bounds'
+	// half-widths h_j.
 	Columns int
-	// Sensitivity is the L2 sensitivity Δ of the column sums
-	// (mcmc.MeanSumsSensitivity, replace-one), Std their noise std.
+	Half    []float64
+	// Sensitivity is the L2 sensitivity Δ = 2√k of the scaled sums
+	// (mcmc.MeanSumsSensitivity, replace-one), Std their noise std σ: a
+	// column's sum gets noise of std h_j·σ.
 	Sensitivity, Std float64
 	// Mu is the release's accounted μ (GDP): Δ/Std plus the grid's
 	// inflation (mcmc.GridInflation of Columns coordinates).
@@ -49,6 +53,9 @@ type MeanPlan struct {
 	// 1 otherwise.
 	auditScale float64
 }
+
+// ColumnStd is the noise std on column j's sum, h_j·σ.
+func (p *MeanPlan) ColumnStd(j int) float64 { return p.Half[j] * p.Std }
 
 // NewMeanPlan returns the plan for columns with public bounds ivs whose
 // release is accounted at μ = mu, grid inflation included.
@@ -62,15 +69,19 @@ func NewMeanPlan(ivs []model.Interval, mu float64) (*MeanPlan, error) {
 		return nil, fmt.Errorf("noise-aware: %w", err)
 	}
 	std := sens / nominal
-	if !(std > 0) || math.IsInf(std, 1) {
-		return nil, fmt.Errorf("noise-aware: the noise std of the column sums is %v: the bounds are too wide for a release", std)
+	half := make([]float64, len(ivs))
+	for j, iv := range ivs {
+		half[j] = iv.Hi/2 - iv.Lo/2
+		if s := half[j] * std; math.IsInf(s, 1) {
+			return nil, fmt.Errorf("noise-aware: data column %d's bound is too wide for a release (its noise std overflows)", j+1)
+		}
 	}
 	// μ as accounted, from the std that runs (not the target it came from).
 	acc := sens/std + mcmc.GridInflation(len(ivs), GridBits)
 	if acc > mu*(1+1e-12) {
 		return nil, fmt.Errorf("noise-aware: internal error: μ %v exceeds the budget's %v", acc, mu)
 	}
-	return &MeanPlan{Columns: len(ivs), Sensitivity: sens, Std: std, Mu: acc, auditScale: 1}, nil
+	return &MeanPlan{Columns: len(ivs), Half: half, Sensitivity: sens, Std: std, Mu: acc, auditScale: 1}, nil
 }
 
 // AuditSeedBugMean turns p into a known-unsound variant for the black-box
@@ -108,10 +119,12 @@ func NewMeanKernel(m model.Model, p *MeanPlan) (*MeanKernel, error) {
 	if len(ivs) != p.Columns {
 		return nil, fmt.Errorf("noise-aware: the plan releases %d columns, model %s reads %d", p.Columns, m.Name(), len(ivs))
 	}
-	// The release's noise is Δ/μ for the model's bounds, its posterior
-	// uses the plan's std: both come from the same public bounds.
-	if sens, err := mcmc.MeanSumsSensitivity(ivs, privacy.Replace); err != nil || math.Abs(sens-p.Sensitivity) > 1e-12*p.Sensitivity {
-		return nil, fmt.Errorf("noise-aware: model %s's column bounds give sensitivity %v, the plan %v (%v)", m.Name(), sens, p.Sensitivity, err)
+	// The release scales each column's noise by the model's bounds, its
+	// posterior by the plan's: both come from the same public bounds.
+	for j, iv := range ivs {
+		if h := iv.Hi/2 - iv.Lo/2; h != p.Half[j] {
+			return nil, fmt.Errorf("noise-aware: model %s's column %d has half-width %v, the plan %v", m.Name(), j+1, h, p.Half[j])
+		}
 	}
 	d := m.Dim()
 	return &MeanKernel{plan: p, m: m, ms: ms, y: make([]float64, d), pos: make([]float64, d)}, nil
@@ -147,9 +160,9 @@ func (k *MeanKernel) Adopt(rel *Release) error {
 	// A released mean is a bound's midpoint plus a clipped mean (inside the
 	// bound) plus noise of sd σ/n: one more than 50 noise sds outside its
 	// bound is not a release of this run's plan.
-	margin := 50 * k.plan.Std / float64(k.m.N())
 	for j, v := range rel.S[0] {
 		iv := k.ms.MeanBounds()[j]
+		margin := 50 * k.plan.ColumnStd(j) / float64(k.m.N())
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < iv.Lo-margin || v > iv.Hi+margin {
 			return fmt.Errorf("noise-aware: released mean %d (%v) is not finite or lies more than 50 noise sds outside its column's bound [%v, %v]", j+1, v, iv.Lo, iv.Hi)
 		}
@@ -160,10 +173,9 @@ func (k *MeanKernel) Adopt(rel *Release) error {
 // use sets the posterior given the released means of rel.
 func (k *MeanKernel) use(rel *Release) error {
 	n := float64(k.m.N())
-	v := (k.plan.Std / n) * (k.plan.Std / n)
 	nv := make([]float64, k.plan.Columns)
 	for j := range nv {
-		nv[j] = v
+		nv[j] = (k.plan.ColumnStd(j) / n) * (k.plan.ColumnStd(j) / n)
 	}
 	mean, cov, err := k.ms.PosteriorGivenNoisyMeans(rel.S[0], nv)
 	if err != nil {

@@ -87,7 +87,7 @@ func TestMeanKernelCoverage(t *testing.T) {
 						covered++
 					}
 					total++
-					ratio += p.Std / float64(c.n) / math.Sqrt(m.(model.MeanStatistic).MeanVariances()[j]/float64(c.n))
+					ratio += p.ColumnStd(j) / float64(c.n) / math.Sqrt(m.(model.MeanStatistic).MeanVariances()[j]/float64(c.n))
 				}
 			}
 			cov := float64(covered) / float64(total)
@@ -130,7 +130,8 @@ func TestMeanKernelDraws(t *testing.T) {
 		t.Fatal(err)
 	}
 	n2 := float64(m.N()) * float64(m.N())
-	mean, cov, err := m.(model.MeanStatistic).PosteriorGivenNoisyMeans(k.Released().S[0], []float64{p.Std * p.Std / n2, p.Std * p.Std / n2})
+	s0, s1 := p.ColumnStd(0), p.ColumnStd(1)
+	mean, cov, err := m.(model.MeanStatistic).PosteriorGivenNoisyMeans(k.Released().S[0], []float64{s0 * s0 / n2, s1 * s1 / n2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,5 +168,23 @@ func TestMeanKernelDraws(t *testing.T) {
 	}
 	if a := testing.AllocsPerRun(100, func() { k.Step(st) }); a != 0 {
 		t.Errorf("Step allocates %v times", a)
+	}
+}
+
+// Each column's noise is in proportion to its bound's half-width (the
+// scaled sums get one std): with bounds ±1 and ±40 the columns' noise stds
+// are σ and 40σ, where one isotropic std for both sums would be
+// 2‖h‖/μ ≈ 40.01·(2/μ) on the narrow column too.
+func TestMeanPlanScalesNoisePerColumn(t *testing.T) {
+	p, err := NewMeanPlan([]model.Interval{{Lo: -1, Hi: 1}, {Lo: -40, Hi: 40}}, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Sensitivity != 2*math.Sqrt2 || p.ColumnStd(0) != p.Std || p.ColumnStd(1) != 40*p.Std {
+		t.Fatalf("Δ %v, column stds %v, %v (σ %v)", p.Sensitivity, p.ColumnStd(0), p.ColumnStd(1), p.Std)
+	}
+	iso := 2 * math.Hypot(1, 40) / (0.5 - mcmc.GridInflation(2, GridBits))
+	if narrow := p.ColumnStd(0); narrow > iso/25 {
+		t.Fatalf("the narrow column's noise std %v, isotropic %v", narrow, iso)
 	}
 }

@@ -170,7 +170,11 @@ func meanNoiseAwareForecast(pv *MeanPreview, modelName string) *Forecast {
 	if pv == nil {
 		return f
 	}
-	f.Text += fmt.Sprintf(". The release's noise sd on each column mean is %.3g", pv.NoiseSD)
+	noise := make([]string, len(pv.NoiseSD))
+	for j, v := range pv.NoiseSD {
+		noise[j] = fmt.Sprintf("%.3g", v)
+	}
+	f.Text += fmt.Sprintf(". The release's noise sd on the column means is %s", strings.Join(noise, ", "))
 	if len(pv.SDRatio) == 0 {
 		return f
 	}

@@ -138,8 +138,13 @@ func noiseAwareMeanEpsilon(c *Config, mp *noiseaware.MeanPlan) (float64, string,
 
 // meanReleaseWhat names the release in words.
 func meanReleaseWhat(c *Config, mp *noiseaware.MeanPlan) string {
-	return fmt.Sprintf("the sums of the data columns %s, each clipped to its public bound (%d entries, L2 sensitivity %s, noise std %s, μ = %s)",
-		strings.Join(meanColumns(c), ", "), mp.Columns, fmtFloat(mp.Sensitivity), fmtFloat(mp.Std), fmtFloat(mp.Mu))
+	cols := meanColumns(c)
+	per := make([]string, len(cols))
+	for j, col := range cols {
+		per[j] = fmt.Sprintf("%s %s", col, fmtFloat(mp.ColumnStd(j)))
+	}
+	return fmt.Sprintf("the sums of the data columns %s, each clipped to its public bound and scaled by its half-width (%d entries, L2 sensitivity %s, noise std %s on the scaled sums, μ = %s; in the columns' units the noise std on each sum is %s)",
+		strings.Join(cols, ", "), mp.Columns, fmtFloat(mp.Sensitivity), fmtFloat(mp.Std), fmtFloat(mp.Mu), strings.Join(per, ", "))
 }
 
 // planNoiseAwareMean fills the plan of a noise-aware run of a
@@ -152,6 +157,11 @@ func planNoiseAwareMean(c *Config, p *Plan, m model.Model, n int) error {
 	if m != nil {
 		if ms, ok := m.(model.MeanStatistic); !ok || len(ms.MeanBounds()) != mp.Columns {
 			return fmt.Errorf("noise-aware: the %s model does not read the %d columns %s through their means", m.Name(), mp.Columns, strings.Join(meanColumns(c), ", "))
+		}
+	}
+	for j, col := range meanColumns(c) {
+		if v := (mp.ColumnStd(j) / float64(n)) * (mp.ColumnStd(j) / float64(n)); math.IsInf(v, 1) {
+			return fmt.Errorf("noise-aware: the bound of %s is too wide for a release: the noise variance on its mean, (%v/%d)², overflows; give a bound from what the column can take", col, mp.ColumnStd(j), n)
 		}
 	}
 	eps, _, err := noiseAwareMeanEpsilon(c, mp)
@@ -190,8 +200,8 @@ func noiseAwareMeanReport(r *PrivacyReport, cfg *Config) error {
 	r.Accountant = privacy.MethodTight + " Gaussian (one release, Sommer et al. / Dong et al.)"
 	r.Mechanism = "once for the whole run, shared by all chains: " + meanReleaseWhat(cfg, mp) + "; released values are rounded to a grid of step ≤ σ·2^-24 and μ includes that inflation; the posterior draws are post-processing"
 	r.Settings["releases"] = 1
-	r.Settings["noise_std_sums"] = mp.Std
-	r.Settings["sensitivity_sums"] = mp.Sensitivity
+	r.Settings["noise_std_scaled_sums"] = mp.Std
+	r.Settings["sensitivity_scaled_sums"] = mp.Sensitivity
 	if cfg.Warmup == 0 {
 		r.Notes = append(r.Notes, NoWarmupNote)
 	}
@@ -201,15 +211,15 @@ func noiseAwareMeanReport(r *PrivacyReport, cfg *Config) error {
 
 // MeanPreview is noise-aware's preview for a mean-statistic model, from
 // public inputs only (n, the model's known variances, the bounds and the
-// budget): the release's noise sd on each column mean, σ/n, against the
-// sampling sd of that mean under the model, √(σ_j²/(n·F)), and the ratio
-// of the posterior sds with and without the release noise when the prior
-// is flat, √(1 + (σ/n)²·n·F/σ_j²).
+// budget): the release's noise sd on each column mean, h_j·σ/n, against
+// the sampling sd of that mean under the model, √(σ_j²/(n·F)), and the
+// ratio of the posterior sds with and without the release noise when the
+// prior is flat, √(1 + (h_j·σ/n)²·n·F/σ_j²).
 type MeanPreview struct {
-	// NoiseSD is σ/n, the release noise's sd on every column mean.
-	NoiseSD float64 `json:"noise_sd"`
-	// SamplingSD[j] is √(σ_j²/(n·F)) for column j (empty: the model's
-	// variances are not known without data).
+	// NoiseSD[j] is h_j·σ/n, the release noise's sd on column j's mean.
+	NoiseSD []float64 `json:"noise_sd"`
+	// SamplingSD[j] is √(σ_j²/(n·F)) for column j (empty: the model could
+	// not be built from public inputs).
 	SamplingSD []float64 `json:"sampling_sd,omitempty"`
 	// SDRatio[j] is the posterior sd's ratio to the non-private one.
 	SDRatio []float64 `json:"sd_ratio,omitempty"`
@@ -219,7 +229,10 @@ type MeanPreview struct {
 // known variances come from a model built on two public rows at the
 // bounds' midpoints: they depend only on its options, never on the rows.
 func meanPreview(c *Config, m model.Model, mp *noiseaware.MeanPlan, n int) *MeanPreview {
-	pv := &MeanPreview{NoiseSD: mp.Std / float64(n)}
+	pv := &MeanPreview{}
+	for j := range mp.Columns {
+		pv.NoiseSD = append(pv.NoiseSD, mp.ColumnStd(j)/float64(n))
+	}
 	if m == nil {
 		m = publicMeanModel(c)
 	}
@@ -227,10 +240,10 @@ func meanPreview(c *Config, m model.Model, mp *noiseaware.MeanPlan, n int) *Mean
 	if !ok {
 		return pv
 	}
-	for _, v := range mv.MeanVariances() {
+	for j, v := range mv.MeanVariances() {
 		s := math.Sqrt(v / float64(n))
 		pv.SamplingSD = append(pv.SamplingSD, s)
-		pv.SDRatio = append(pv.SDRatio, math.Hypot(1, pv.NoiseSD/s))
+		pv.SDRatio = append(pv.SDRatio, math.Hypot(1, pv.NoiseSD[j]/s))
 	}
 	return pv
 }

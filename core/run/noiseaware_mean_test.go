@@ -90,8 +90,12 @@ func TestNoiseAwareMeanModels(t *testing.T) {
 			k := ch.k.(*noiseaware.MeanKernel)
 			rel := k.Released()
 			ms := p.Model.(model.MeanStatistic)
-			nsd := rep.Settings["noise_std_sums"] / float64(p.Model.N())
-			mean, cov, err := ms.PosteriorGivenNoisyMeans(rel.S[0], []float64{nsd * nsd, nsd * nsd})
+			nv := make([]float64, 2)
+			for j, iv := range ms.MeanBounds() {
+				nsd := (iv.Hi - iv.Lo) / 2 * rep.Settings["noise_std_scaled_sums"] / float64(p.Model.N())
+				nv[j] = nsd * nsd
+			}
+			mean, cov, err := ms.PosteriorGivenNoisyMeans(rel.S[0], nv)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,7 +173,7 @@ func TestNoiseAwareMeanNeedsBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The noise std: Δ = 2‖h‖ = 2·√(4² + 4²), over μ.
+	// The scaled sums' sensitivity: Δ = 2√2 for two columns.
 	pr, err := Prepare(cfg, tab)
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +181,7 @@ func TestNoiseAwareMeanNeedsBounds(t *testing.T) {
 	if p.Epsilon != pr.Plan.Epsilon || !slices.Equal(p.Notes, pr.Plan.Notes) {
 		t.Fatalf("plan without data %v %v, with data %v %v", p.Epsilon, p.Notes, pr.Plan.Epsilon, pr.Plan.Notes)
 	}
-	if !strings.Contains(strings.Join(p.Notes, " "), "L2 sensitivity 11.3137085") {
+	if !strings.Contains(strings.Join(p.Notes, " "), "L2 sensitivity 2.828427125") {
 		t.Fatalf("notes %v", p.Notes)
 	}
 }
