@@ -22,7 +22,7 @@ type Kernel struct {
 	m    model.Model
 	rd   model.RegressionData
 	post *Posterior
-	pos  []float64
+	iidPosition
 }
 
 var _ mcmc.Kernel = (*Kernel)(nil)
@@ -36,7 +36,7 @@ func NewKernel(m model.Model, p *Plan) (*Kernel, error) {
 	if rd.D != len(p.Centre) {
 		return nil, fmt.Errorf("noise-aware: the plan has %d coefficients, the model %d", len(p.Centre), rd.D)
 	}
-	return &Kernel{plan: p, m: m, rd: rd, pos: make([]float64, rd.D)}, nil
+	return &Kernel{plan: p, m: m, rd: rd, iidPosition: iidPosition{make([]float64, rd.D)}}, nil
 }
 
 // Name implements mcmc.Kernel.
@@ -99,15 +99,23 @@ func (k *Kernel) Adopt(rel *Release) error {
 	return nil
 }
 
+// iidPosition is the position of a kernel whose draws are independent
+// (Kernel, MeanKernel): Init only sets what is reported until the first
+// Step.
+type iidPosition struct{ pos []float64 }
+
 // Init implements mcmc.Kernel: the position is only reported until the
 // first Step (draws are independent of it).
-func (k *Kernel) Init(theta0 []float64) error {
+func (k *iidPosition) Init(theta0 []float64) error {
 	if len(theta0) != len(k.pos) {
 		return fmt.Errorf("noise-aware: initial value has %d entries, want %d", len(theta0), len(k.pos))
 	}
 	copy(k.pos, theta0)
 	return nil
 }
+
+// Position implements mcmc.Kernel.
+func (k *iidPosition) Position() []float64 { return k.pos }
 
 // Step implements mcmc.Kernel: one independent posterior draw in the
 // user's units. Its randomness is the chain's noise stream.
@@ -119,9 +127,6 @@ func (k *Kernel) Step(r rng.Streams) mcmc.Info {
 	k.plan.ToUser(k.pos, k.rd.Intercept)
 	return mcmc.Info{Accepted: true}
 }
-
-// Position implements mcmc.Kernel.
-func (k *Kernel) Position() []float64 { return k.pos }
 
 // AuditSeedBug turns the plan into a known-unsound variant for the
 // black-box privacy audit (core/audit) only: the noise std of every score

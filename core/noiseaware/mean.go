@@ -102,8 +102,8 @@ type MeanKernel struct {
 	mean  []float64 // posterior mean of y
 	chol  []float64 // lower Cholesky factor of y's posterior covariance
 	y     []float64
-	pos   []float64
 	ready bool
+	iidPosition
 }
 
 var _ mcmc.Kernel = (*MeanKernel)(nil)
@@ -127,7 +127,7 @@ func NewMeanKernel(m model.Model, p *MeanPlan) (*MeanKernel, error) {
 		}
 	}
 	d := m.Dim()
-	return &MeanKernel{plan: p, m: m, ms: ms, y: make([]float64, d), pos: make([]float64, d)}, nil
+	return &MeanKernel{plan: p, m: m, ms: ms, y: make([]float64, d), iidPosition: iidPosition{make([]float64, d)}}, nil
 }
 
 // Name implements mcmc.Kernel.
@@ -160,8 +160,9 @@ func (k *MeanKernel) Adopt(rel *Release) error {
 	// A released mean is a bound's midpoint plus a clipped mean (inside the
 	// bound) plus noise of sd σ/n: one more than 50 noise sds outside its
 	// bound is not a release of this run's plan.
+	ivs := k.ms.MeanBounds()
 	for j, v := range rel.S[0] {
-		iv := k.ms.MeanBounds()[j]
+		iv := ivs[j]
 		margin := 50 * k.plan.ColumnStd(j) / float64(k.m.N())
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < iv.Lo-margin || v > iv.Hi+margin {
 			return fmt.Errorf("noise-aware: released mean %d (%v) is not finite or lies more than 50 noise sds outside its column's bound [%v, %v]", j+1, v, iv.Lo, iv.Hi)
@@ -188,16 +189,6 @@ func (k *MeanKernel) use(rel *Release) error {
 	return nil
 }
 
-// Init implements mcmc.Kernel: the position is only reported until the
-// first Step (draws are independent of it).
-func (k *MeanKernel) Init(theta0 []float64) error {
-	if len(theta0) != len(k.pos) {
-		return fmt.Errorf("noise-aware: initial value has %d entries, want %d", len(theta0), len(k.pos))
-	}
-	copy(k.pos, theta0)
-	return nil
-}
-
 // Step implements mcmc.Kernel: y = mean + L·z with z ~ N(0, I) from the
 // chain's noise stream, then θ = g(y). It allocates nothing.
 func (k *MeanKernel) Step(r rng.Streams) mcmc.Info {
@@ -221,9 +212,6 @@ func (k *MeanKernel) Step(r rng.Streams) mcmc.Info {
 	k.ms.FromGaussian(k.y, k.pos)
 	return mcmc.Info{Accepted: true}
 }
-
-// Position implements mcmc.Kernel.
-func (k *MeanKernel) Position() []float64 { return k.pos }
 
 // Released returns the release the kernel samples from (nil before
 // Release): the differentially private output, not the data; callers must

@@ -57,26 +57,24 @@ func TestDPMapInit(t *testing.T) {
 	}
 }
 
-// On the banana with public bounds on x1 and x2, dp-map is one release of
-// the two column sums (planned, charged and reported as such), and every
-// chain starts within about a posterior sd of the mode; the gradient
-// ascent it replaces lands about 6 away (mcmc.TestDPInitBananaFromPublicStarts).
-func TestDPMapBananaMeanStatistic(t *testing.T) {
-	r := rand.New(rand.NewPCG(5, 0xba))
-	const n = 20000
-	x1, x2 := make([]float64, n), make([]float64, n)
-	for i := range x1 {
-		x1[i] = 44.721359549995796 * r.NormFloat64()
-		x2[i] = 3 + 50*r.NormFloat64()
-	}
-	cfg := &Config{
-		Model:     model.Spec{Model: "banana"},
-		Data:      DataSpec{Bounds: map[string][2]float64{"x1": {-200, 200}, "x2": {-220, 230}}},
+// dpMapMeanConfig is a dp-map run of dp-penalty on a mean-statistic model
+// with public bounds on x1 and x2.
+func dpMapMeanConfig(modelName string, bounds map[string][2]float64) *Config {
+	return &Config{
+		Model:     model.Spec{Model: modelName},
+		Data:      DataSpec{Bounds: bounds},
 		Algorithm: "dp-penalty", Chains: 4, Seed: 3, Warmup: 5, Draws: 5,
 		Settings: Settings{Box: 10},
 		Init:     Init{Kind: "dp-map"},
 		Privacy:  &Budget{Epsilon: 4, Delta: 1e-6},
 	}
+}
+
+// runDPMapMeanStatistic prepares and runs cfg on the columns x1 and x2 and
+// checks that the start is planned, charged and reported as one release
+// of the two column sums (plan ε = report ε ≤ 4).
+func runDPMapMeanStatistic(t *testing.T, cfg *Config, x1, x2 []float64) (*Prepared, *Result) {
+	t.Helper()
 	tab, err := dataset.FromColumns([]string{"x1", "x2"}, [][]float64{x1, x2})
 	if err != nil {
 		t.Fatal(err)
@@ -99,6 +97,23 @@ func TestDPMapBananaMeanStatistic(t *testing.T) {
 	}) {
 		t.Errorf("plan notes %v", p.Plan.Notes)
 	}
+	return p, res
+}
+
+// On the banana with public bounds on x1 and x2, dp-map is one release of
+// the two column sums (planned, charged and reported as such), and every
+// chain starts within about a posterior sd of the mode; the gradient
+// ascent it replaces lands about 6 away (mcmc.TestDPInitBananaFromPublicStarts).
+func TestDPMapBananaMeanStatistic(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 0xba))
+	const n = 20000
+	x1, x2 := make([]float64, n), make([]float64, n)
+	for i := range x1 {
+		x1[i] = 44.721359549995796 * r.NormFloat64()
+		x2[i] = 3 + 50*r.NormFloat64()
+	}
+	cfg := dpMapMeanConfig("banana", map[string][2]float64{"x1": {-200, 200}, "x2": {-220, 230}})
+	p, res := runDPMapMeanStatistic(t, cfg, x1, x2)
 	b := p.Model.(*model.Banana)
 	mu, v := b.Posterior()
 	for c, ch := range res.Chains {
@@ -121,34 +136,11 @@ func TestDPMapGaussianMeanStatistic(t *testing.T) {
 	for i := range x1 {
 		x1[i], x2[i] = 1+r.NormFloat64(), -0.5+r.NormFloat64()
 	}
-	cfg := &Config{
-		Model:     model.Spec{Model: "gaussian"},
-		Data:      DataSpec{Bounds: map[string][2]float64{"x1": {-4, 4}, "x2": {-4, 4}}},
-		Algorithm: "dp-penalty", Chains: 4, Seed: 3, Warmup: 5, Draws: 5,
-		Settings: Settings{Box: 10},
-		Init:     Init{Kind: "dp-map"},
-		Privacy:  &Budget{Epsilon: 4, Delta: 1e-6},
-	}
-	tab, err := dataset.FromColumns([]string{"x1", "x2"}, [][]float64{x1, x2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := dpMapMeanConfig("gaussian", map[string][2]float64{"x1": {-4, 4}, "x2": {-4, 4}})
 	if _, err := MakePlan(cfg, n, 2); err == nil || !strings.Contains(err.Error(), "dp-map on the gaussian model needs its data columns named") {
 		t.Fatalf("a plan without the gaussian's columns: %v", err)
 	}
-	p, err := Prepare(cfg, tab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, rep := runAndReport(t, p)
-	if rep.Epsilon > 4 || math.Abs(rep.Epsilon-p.Plan.Epsilon) > 1e-8*p.Plan.Epsilon {
-		t.Fatalf("ε reported %v, planned %v", rep.Epsilon, p.Plan.Epsilon)
-	}
-	if !slices.ContainsFunc(p.Plan.Notes, func(s string) bool {
-		return strings.Contains(s, "one release of the 2 data columns' clipped sums, then the posterior mode given them")
-	}) {
-		t.Errorf("plan notes %v", p.Plan.Notes)
-	}
+	p, res := runDPMapMeanStatistic(t, cfg, x1, x2)
 	mean, cov := p.Model.(*model.GaussianMean).Posterior()
 	for c, ch := range res.Chains {
 		th := ch.Warmup[:2]
