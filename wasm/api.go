@@ -69,12 +69,16 @@ type algorithmInfo struct {
 	// noise-aware, ops); the page then disables its warmup input and
 	// shows it.
 	WarmupNote string `json:"warmup_note,omitempty"`
+	// Models lists the models the algorithm can run (run.AlgorithmModels:
+	// exact, noise-aware); absent when it runs every model. The page lists
+	// only the algorithms of its own models.
+	Models []string `json:"models,omitempty"`
 }
 
 func algorithms() []algorithmInfo {
 	var out []algorithmInfo
 	for _, n := range run.Algorithms() {
-		out = append(out, algorithmInfo{Name: n, Private: run.IsPrivate(n), Doc: run.AlgorithmDoc(n), SharedRelease: run.SharedRelease(n), WarmupNote: run.WarmupNote(n)})
+		out = append(out, algorithmInfo{Name: n, Private: run.IsPrivate(n), Doc: run.AlgorithmDoc(n), SharedRelease: run.SharedRelease(n), WarmupNote: run.WarmupNote(n), Models: run.AlgorithmModels(n)})
 	}
 	return out
 }

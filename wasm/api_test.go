@@ -556,10 +556,11 @@ func TestAbortedChainResults(t *testing.T) {
 }
 
 // The algorithm list tells the page which samplers run no warmup
-// (noise-aware: iid draws; ops), so that it disables the warmup input.
+// (noise-aware and exact: iid draws; ops), so that it disables the warmup
+// input.
 func TestAlgorithmsWarmupNote(t *testing.T) {
 	for _, a := range algorithms() {
-		if got, want := a.WarmupNote != "", a.Name == run.NoiseAware || a.Name == "ops"; got != want {
+		if got, want := a.WarmupNote != "", a.Name == run.NoiseAware || a.Name == run.Exact || a.Name == "ops"; got != want {
 			t.Errorf("%s: warmup note %q", a.Name, a.WarmupNote)
 		}
 		if a.Name == run.NoiseAware && !strings.Contains(a.WarmupNote, "iid") {

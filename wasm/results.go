@@ -120,7 +120,7 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 	for c, ch := range info.Chains {
 		v.Local = append(v.Local, report.Local(c, report.Chain{Iterations: ch.Iterations, Accepted: ch.Accepted,
 			Clipped: ch.Clipped, Rows: ch.RowTerms, Divergent: ch.Divergent, DivergentWarmup: ch.DivergentWarmup, Seconds: ch.Ms / 1000,
-			IndependentDraws: cfg.Algorithm == run.NoiseAware}))
+			IndependentDraws: run.IndependentDraws(cfg.Algorithm)}))
 	}
 	if info.Aborted != nil {
 		// As `dpmcmc sample`: no summary and no draws to export.

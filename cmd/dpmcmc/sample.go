@@ -242,6 +242,16 @@ func (f *sampleFlags) buildConfig(fs *flag.FlagSet) (*run.Config, error) {
 			}
 		}
 	}
+	// A sampler whose draws are independent (exact: run.WarmupNote) runs
+	// no warmup unless asked: the flag's default does not count. auto in
+	// a non-private run resolves by the model alone (run.Recommend).
+	alg := cfg.Algorithm
+	if alg == run.Auto && !privateAlg {
+		alg, _ = run.Recommend(cfg.Model.Model, 0, 0, false, false)
+	}
+	if f.config == "" && !set["warmup"] && run.WarmupNote(alg) != "" {
+		cfg.Warmup = 0
+	}
 	if f.noPrivacy && privateAlg {
 		return nil, fmt.Errorf("--no-privacy: %s is a private algorithm and always adds its noise; choose a non-private algorithm instead", cfg.Algorithm)
 	}
@@ -558,7 +568,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "%s:\n", report.LocalHeading)
 		for c, ch := range res.Chains {
 			fmt.Fprintln(stderr, report.Local(c, report.Chain{Iterations: ch.Iterations, Accepted: ch.Accepted, Clipped: ch.Clipped, Rows: ch.Rows, Divergent: ch.Divergent, DivergentWarmup: ch.DivergentWarmup,
-				IndependentDraws: p.Config.Algorithm == run.NoiseAware}))
+				IndependentDraws: run.IndependentDraws(p.Config.Algorithm)}))
 		}
 	}
 	return nil

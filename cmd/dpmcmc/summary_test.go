@@ -316,3 +316,43 @@ func TestSummaryHeadingNoWarmupFromStanHeader(t *testing.T) {
 		t.Fatalf("summary of a tidy file: exit %d\n%s", code, stdout)
 	}
 }
+
+// A non-private run of the gaussian model with --algorithm auto draws
+// exactly (run.Exact): the choice is named on stderr, the flag's default
+// warmup is not run (the draws are iid), the summary says "(no warmup)"
+// and `dpmcmc summary` reads the same from the Stan header. An explicit
+// --warmup is kept.
+func TestSampleAutoExactNonPrivate(t *testing.T) {
+	dir := t.TempDir()
+	stan := filepath.Join(dir, "ex.csv")
+	code, stdout, stderr := runCLI(t, "sample", "--data", "../../testdata/noiseaware/linear_small.csv", "--model", "gaussian",
+		"--predictors", "age", "--algorithm", "auto", "--chains", "2", "--draws", "300", "--out", stan, "--format", "stan", "--seed", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "algorithm: exact (non-private default for the gaussian and banana models") ||
+		!strings.Contains(stdout, "2 chains × 300 draws (no warmup)") || !strings.Contains(stdout, "Converged") ||
+		!strings.Contains(stderr, "300 independent draws (no accept step)") {
+		t.Fatalf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "summary", filepath.Join(dir, "ex_1.csv"), filepath.Join(dir, "ex_2.csv"))
+	if code != 0 || !strings.HasPrefix(stdout, "2 chains × 300 draws (no warmup)\n") {
+		t.Fatalf("summary of exact Stan files: exit %d\n%s%s", code, stdout, stderr)
+	}
+	tidy := filepath.Join(dir, "w.csv")
+	if code, _, stderr = runCLI(t, "sample", "--data", "../../testdata/noiseaware/linear_small.csv", "--model", "gaussian",
+		"--predictors", "age", "--algorithm", "exact", "--chains", "1", "--warmup", "20", "--draws", "30", "--out", tidy, "--quiet"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(tidy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows := strings.Count(string(b), "\n") - 1; rows != 30 {
+		t.Errorf("explicit warmup 20 + 30 draws: %d draws written", rows)
+	}
+	if code, _, stderr = runCLI(t, "sample", "--data", "../../testdata/noiseaware/linear_small.csv", "--model", "linear",
+		"--outcome", "y", "--predictors", "age", "--algorithm", "exact", "--out", tidy, "--quiet"); code == 0 || !strings.Contains(stderr, "exact draws are for the gaussian and banana models") {
+		t.Errorf("exact on linear: exit %d: %s", code, stderr)
+	}
+}

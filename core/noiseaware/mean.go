@@ -95,15 +95,10 @@ func AuditSeedBugMean(p *MeanPlan, scale float64) { p.auditScale = scale }
 // Release (or Adopt) once before the first Step, then every Step is an
 // independent exact posterior draw (post-processing of the release).
 type MeanKernel struct {
-	plan  *MeanPlan
-	m     model.Model
-	ms    model.MeanStatistic
-	rel   *Release
-	mean  []float64 // posterior mean of y
-	chol  []float64 // lower Cholesky factor of y's posterior covariance
-	y     []float64
-	ready bool
-	iidPosition
+	plan *MeanPlan
+	m    model.Model
+	rel  *Release
+	gaussianDraws
 }
 
 var _ mcmc.Kernel = (*MeanKernel)(nil)
@@ -126,8 +121,7 @@ func NewMeanKernel(m model.Model, p *MeanPlan) (*MeanKernel, error) {
 			return nil, fmt.Errorf("noise-aware: model %s's column %d has half-width %v, the plan %v", m.Name(), j+1, h, p.Half[j])
 		}
 	}
-	d := m.Dim()
-	return &MeanKernel{plan: p, m: m, ms: ms, y: make([]float64, d), iidPosition: iidPosition{make([]float64, d)}}, nil
+	return &MeanKernel{plan: p, m: m, gaussianDraws: newGaussianDraws(ms, m.Dim())}, nil
 }
 
 // Name implements mcmc.Kernel.
@@ -178,42 +172,114 @@ func (k *MeanKernel) use(rel *Release) error {
 	for j := range nv {
 		nv[j] = (k.plan.ColumnStd(j) / n) * (k.plan.ColumnStd(j) / n)
 	}
-	mean, cov, err := k.ms.PosteriorGivenNoisyMeans(rel.S[0], nv)
-	if err != nil {
+	if err := k.set(rel.S[0], nv); err != nil {
 		return fmt.Errorf("noise-aware: %w", err)
 	}
-	if err := cholesky(cov, len(mean)); err != nil {
-		return err
-	}
-	k.rel, k.mean, k.chol, k.ready = rel, mean, cov, true
+	k.rel = rel
 	return nil
-}
-
-// Step implements mcmc.Kernel: y = mean + L·z with z ~ N(0, I) from the
-// chain's noise stream, then θ = g(y). It allocates nothing.
-func (k *MeanKernel) Step(r rng.Streams) mcmc.Info {
-	if !k.ready { // Release not called: nothing to draw from
-		return mcmc.Info{Divergent: true}
-	}
-	d := len(k.y)
-	for i := range d {
-		k.y[i] = r.Noise.NormFloat64()
-	}
-	for i := d - 1; i >= 0; i-- { // y ← L·z in place, from the last row up
-		s := 0.0
-		for j := 0; j <= i; j++ {
-			s += k.chol[i*d+j] * k.y[j]
-		}
-		k.y[i] = s
-	}
-	for i := range d {
-		k.y[i] += k.mean[i]
-	}
-	k.ms.FromGaussian(k.y, k.pos)
-	return mcmc.Info{Accepted: true}
 }
 
 // Released returns the release the kernel samples from (nil before
 // Release): the differentially private output, not the data; callers must
 // not modify it.
 func (k *MeanKernel) Released() *Release { return k.rel }
+
+// gaussianDraws draws θ = g(y) with y ~ N(mean, L·Lᵀ) independently at
+// every Step: the posterior of a mean-statistic model given its column
+// means (released with noise, or exact), shared by MeanKernel and
+// ExactMeanKernel.
+type gaussianDraws struct {
+	ms   model.MeanStatistic
+	mean []float64 // posterior mean of y
+	chol []float64 // lower Cholesky factor of y's posterior covariance
+	y    []float64
+	iidPosition
+}
+
+func newGaussianDraws(ms model.MeanStatistic, d int) gaussianDraws {
+	return gaussianDraws{ms: ms, y: make([]float64, d), iidPosition: iidPosition{make([]float64, d)}}
+}
+
+// set sets the posterior of y given means m̃ whose noise variances are
+// noiseVar (all 0 for the exact means).
+func (g *gaussianDraws) set(means, noiseVar []float64) error {
+	mean, cov, err := g.ms.PosteriorGivenNoisyMeans(means, noiseVar)
+	if err != nil {
+		return err
+	}
+	if cholesky(cov, len(mean)) != nil {
+		return errors.New("the posterior covariance is not positive definite")
+	}
+	g.mean, g.chol = mean, cov
+	return nil
+}
+
+// Step implements mcmc.Kernel: y = mean + L·z with z ~ N(0, I) from the
+// chain's noise stream, then θ = g(y). It allocates nothing.
+func (g *gaussianDraws) Step(r rng.Streams) mcmc.Info {
+	if g.mean == nil { // no posterior set (Release not called)
+		return mcmc.Info{Divergent: true}
+	}
+	d := len(g.y)
+	for i := range d {
+		g.y[i] = r.Noise.NormFloat64()
+	}
+	for i := d - 1; i >= 0; i-- { // y ← L·z in place, from the last row up
+		s := 0.0
+		for j := 0; j <= i; j++ {
+			s += g.chol[i*d+j] * g.y[j]
+		}
+		g.y[i] = s
+	}
+	for i := range d {
+		g.y[i] += g.mean[i]
+	}
+	g.ms.FromGaussian(g.y, g.pos)
+	return mcmc.Info{Accepted: true}
+}
+
+// ExactMeanKernel is the NON-PRIVATE exact sampler of the mean-statistic
+// models (algorithm "exact"): their posterior given the data's exact
+// column means is closed-form (PosteriorGivenNoisyMeans with zero noise:
+// the Gaussian model's N(mean, cov), the banana's Ban(μ, diag(v), a),
+// thesis Theorem 5), so every Step is an independent exact draw, with no
+// warmup, tuning or convergence to wait for. It reads the data itself and
+// releases nothing private: its draws are not differentially private.
+type ExactMeanKernel struct {
+	gaussianDraws
+}
+
+var _ mcmc.Kernel = (*ExactMeanKernel)(nil)
+
+// NewExactMeanKernel returns the exact sampler of model m (a
+// model.MeanStatistic), its posterior set from the column means of m's
+// data.
+func NewExactMeanKernel(m model.Model) (*ExactMeanKernel, error) {
+	ms, ok := m.(model.MeanStatistic)
+	if !ok {
+		return nil, fmt.Errorf("exact: model %s has no closed-form posterior here (exact draws are for the gaussian and banana models)", m.Name())
+	}
+	n := m.N()
+	if n < 1 {
+		return nil, errors.New("exact: no rows")
+	}
+	k := len(ms.MeanBounds())
+	means := make([]float64, k)
+	var col []float64
+	for j := range means {
+		col = ms.AppendColumn(j, col[:0])
+		s := 0.0
+		for _, v := range col {
+			s += v
+		}
+		means[j] = s / float64(n)
+	}
+	e := &ExactMeanKernel{gaussianDraws: newGaussianDraws(ms, m.Dim())}
+	if err := e.set(means, make([]float64, k)); err != nil {
+		return nil, fmt.Errorf("exact: %w", err)
+	}
+	return e, nil
+}
+
+// Name implements mcmc.Kernel.
+func (k *ExactMeanKernel) Name() string { return "exact" }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dpmcmc/dpmcmc/core/mcmc"
 	"github.com/dpmcmc/dpmcmc/core/model"
+	"github.com/dpmcmc/dpmcmc/core/noiseaware"
 )
 
 // algorithm describes one sampler the run package can build.
@@ -35,6 +36,9 @@ var algorithms = map[string]algorithm{
 	}},
 	"mala": {doc: "Metropolis-adjusted Langevin algorithm", build: func(m model.Model, s Settings) (mcmc.Kernel, error) {
 		return mcmc.NewMALA(m, mcmc.MALAConfig{Step: or(s.Step, 0.1), Adapt: !s.NoAdapt, TargetAccept: s.TargetAccept})
+	}},
+	Exact: {doc: "exact independent draws from the closed-form posterior (gaussian and banana models only: their posterior given the column means is Gaussian, or a banana of a Gaussian); no warmup, nothing to tune", build: func(m model.Model, s Settings) (mcmc.Kernel, error) {
+		return noiseaware.NewExactMeanKernel(m)
 	}},
 	"tunamh": {doc: "TunaMH, exact minibatch MH (needs public per-row bounds)", build: func(m model.Model, s Settings) (mcmc.Kernel, error) {
 		return mcmc.NewTunaMH(m, mcmc.TunaMHConfig{Step: or(s.Step, 0.1), Lambda: s.Lambda, Chi: orIfZero(s.Chi, s.Lambda, 1e-5), Box: box(m, s.Box)})
@@ -108,6 +112,27 @@ func withBox(c mcmc.DPPenaltyConfig, m model.Model, s Settings) mcmc.DPPenaltyCo
 
 // AlgorithmDoc returns a one-line description of the algorithm.
 func AlgorithmDoc(name string) string { return algorithms[name].doc }
+
+// Exact is the name of the non-private exact sampler of the gaussian and
+// banana models (noiseaware.ExactMeanKernel).
+const Exact = "exact"
+
+// IndependentDraws reports whether the algorithm's every iteration is an
+// independent draw with no accept step (noise-aware, exact): acceptance
+// says nothing about it (report.Chain.IndependentDraws).
+func IndependentDraws(name string) bool { return name == NoiseAware || name == Exact }
+
+// AlgorithmModels returns the models the algorithm can run, or nil when it
+// runs every model (the page lists only the samplers of its models).
+func AlgorithmModels(name string) []string {
+	switch name {
+	case Exact:
+		return []string{"gaussian", "banana"}
+	case NoiseAware:
+		return []string{"logistic", "linear", "poisson", "gaussian", "banana"}
+	}
+	return nil
+}
 
 // IsPrivate reports whether the algorithm is a DP sampler.
 func IsPrivate(name string) bool { return algorithms[name].private }

@@ -314,6 +314,8 @@ func WarmupNote(name string) string {
 		return "no warmup: " + noWarmupReason
 	case "ops":
 		return "no warmup: each draw is an independent one-posterior-sample release"
+	case Exact:
+		return "no warmup: its draws are independent exact draws from the closed-form posterior, not steps of a Markov chain"
 	}
 	return ""
 }
@@ -413,6 +415,9 @@ const MaxNoiseAwareDim = 64
 // per-iteration kernel instead.
 func Recommend(modelName string, n, d int, private, meanBounded bool) (name, reason string) {
 	if !private {
+		if isMeanStatisticModel(modelName) {
+			return Exact, "non-private default for the gaussian and banana models: their posterior is closed-form, so every draw is an independent exact draw; HMC mixes slowly on the banana's curved posterior"
+		}
 		return "hmc", "non-private default"
 	}
 	if isRegression(modelName) && d > MaxNoiseAwareDim {

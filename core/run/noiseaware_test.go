@@ -119,7 +119,7 @@ func TestNoiseAwareRefusesAddRemove(t *testing.T) {
 }
 
 // Recommend: noise-aware for the regression models in a private run, the
-// previous order otherwise.
+// previous order otherwise; exact for a non-private gaussian or banana.
 func TestRecommend(t *testing.T) {
 	for _, c := range []struct {
 		model            string
@@ -129,7 +129,8 @@ func TestRecommend(t *testing.T) {
 	}{
 		{"logistic", 569, 6, true, false, NoiseAware}, {"linear", 0, 0, true, false, NoiseAware}, {"poisson", 10, 2, true, false, NoiseAware},
 		{"gaussian", 10, 2, true, false, "dp-penalty"}, {"gaussian", 5000, 2, true, false, "dp-hmc"}, {"logistic", 569, 6, false, false, "hmc"},
-		{"gaussian", 10, 2, true, true, NoiseAware}, {"banana", 5000, 2, true, true, NoiseAware}, {"banana", 5000, 2, false, true, "hmc"},
+		{"gaussian", 10, 2, true, true, NoiseAware}, {"banana", 5000, 2, true, true, NoiseAware}, {"banana", 5000, 2, false, true, Exact},
+		{"gaussian", 300, 3, false, false, Exact}, {"gmm", 300, 3, false, false, "hmc"},
 		{"gmm", 5000, 2, true, true, "dp-hmc"},
 	} {
 		if got, _ := Recommend(c.model, c.n, c.d, c.private, c.bounded); got != c.want {
@@ -302,7 +303,7 @@ func TestAutoResolvedFromNAndD(t *testing.T) {
 		{"banana", 5000, 2, true, "dp-hmc"},
 		{"banana", 500, 2, true, "dp-penalty"},
 		{"logistic", 569, 6, true, NoiseAware},
-		{"banana", 5000, 2, false, "hmc"},
+		{"banana", 5000, 2, false, Exact},
 	} {
 		cfg := &Config{Model: model.Spec{Model: c.model}, Algorithm: Auto, Chains: 4, Draws: 100, Seed: 1}
 		if c.private {

@@ -34,6 +34,7 @@ var settingsRead = map[string][]string{
 	"dp-sgnht":       {"step", "friction", "batch", "sampling", "grad_clip", "noise_multiplier", "box"},
 	"dp-sghmc":       {"step", "friction", "batch", "sampling", "grad_clip", "noise_multiplier", "box"},
 	NoiseAware:       {},
+	Exact:            {},
 	"hybrid":         {"step", "batch", "sampling", "grad_clip", "noise_multiplier", "ops_share", "inner_iterations", "box"},
 }
 

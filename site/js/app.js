@@ -385,8 +385,11 @@ export class App {
   renderAlgorithms() {
     const sel = $('algorithm-select');
     const prev = sel.value;
+    // Only the samplers of the page's model families (exact runs the
+    // gaussian and banana models, which the page does not offer).
+    const runsHere = (a) => !a.models || a.models.some((m) => Object.hasOwn(DECLARATIONS, m));
     const group = (label, priv) => el('optgroup', { label },
-      ...this.algorithms.filter((a) => a.private === priv).map((a) => el('option', { value: a.name, text: priv ? a.name : `${a.name} — NOT PRIVATE` })));
+      ...this.algorithms.filter((a) => a.private === priv && runsHere(a)).map((a) => el('option', { value: a.name, text: priv ? a.name : `${a.name} — NOT PRIVATE` })));
     const hasPrivate = this.algorithms.some((a) => a.private);
     fill(sel, hasPrivate ? group('Differentially private', true) : null, group('Not private', false));
     // A sampler the user picked stays picked across files; the default is
