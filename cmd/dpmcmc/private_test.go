@@ -260,7 +260,7 @@ func TestSamplePrintsForecast(t *testing.T) {
 // file), states the value in the report and the statement, and never the
 // count, which only stderr shows. Values that would be wrong are refused by
 // name: the outcome, a column that is not a predictor, a value outside the
-// public bound, mid without a bound.
+// public bound, mid without a bound, and values for only some predictors.
 func TestImputeMissingPredictors(t *testing.T) {
 	dir := t.TempDir()
 	src, err := os.ReadFile(writeCohort(t, dir, 200, 3))
@@ -284,7 +284,13 @@ func TestImputeMissingPredictors(t *testing.T) {
 	if code == 0 || !strings.Contains(stderr, `"age"`) || !strings.Contains(stderr, "--impute") {
 		t.Fatalf("without --impute: exit %d, %s", code, stderr)
 	}
+	// A value for age only would publish that age is the column with
+	// missing cells: a private run needs one for every predictor.
 	code, _, stderr = runCLI(t, append(base, "--impute", "age=mid")...)
+	if code == 0 || !strings.Contains(stderr, "needs one for every predictor, missing: bmi") {
+		t.Fatalf("--impute age only: exit %d, %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, append(base, "--impute", "age=mid", "--impute", "bmi=mid")...)
 	if code != 0 {
 		t.Fatal(stderr)
 	}
@@ -303,7 +309,7 @@ func TestImputeMissingPredictors(t *testing.T) {
 	if err := json.Unmarshal(raw, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.N != 200 || rep.Imputed["age"] != 54 || !strings.Contains(rep.Statement, "age = 54") {
+	if rep.N != 200 || rep.Imputed["age"] != 54 || rep.Imputed["bmi"] != 32.5 || !strings.Contains(rep.Statement, "age = 54") {
 		t.Fatalf("report: n %d, imputed %v, statement %q", rep.N, rep.Imputed, rep.Statement)
 	}
 	for _, f := range []string{"o.csv", "o.privacy.json"} {

@@ -128,6 +128,24 @@ func scoreSensitivity(tlo, thi float64, d int, intercept bool) float64 {
 // infoSensitivity is Δ_M = √2·w⁺·d in the Frobenius norm.
 func infoSensitivity(wmax float64, d int) float64 { return math.Sqrt2 * wmax * float64(d) }
 
+// DefaultReleases is the number of releases R of a family's plan when
+// Spec.Releases is 0: 4 for logistic (expansion points along a damped
+// Newton path), 2 for Poisson, 1 for linear (its log-likelihood is exactly
+// quadratic); 0 for a family noise-aware does not support. The caller that
+// calibrates μ to the discrete-Gaussian charge of R·(d + d(d+1)/2)
+// coordinates must use the same R.
+func DefaultReleases(family string) int {
+	switch family {
+	case "logistic":
+		return 4
+	case "poisson":
+		return 2
+	case "linear":
+		return 1
+	}
+	return 0
+}
+
 // NewPlan validates the spec and computes the scaling and the release
 // schedule.
 func NewPlan(s Spec) (*Plan, error) {
@@ -166,11 +184,11 @@ func NewPlan(s Spec) (*Plan, error) {
 		return iv.Lo < iv.Hi && !math.IsInf(iv.Lo, 0) && !math.IsInf(iv.Hi, 0)
 	}
 	R := s.Releases
+	if R == 0 {
+		R = DefaultReleases(s.Family)
+	}
 	switch s.Family {
 	case "logistic":
-		if R == 0 {
-			R = 4
-		}
 	case "linear":
 		if !finite(s.YRange) {
 			return nil, errors.New("noise-aware: the linear model's outcome needs a finite public bound lo < hi")
@@ -195,9 +213,6 @@ func NewPlan(s Spec) (*Plan, error) {
 			return nil, errors.New("noise-aware: the Poisson model's outcome needs a finite public bound with an upper end ≥ 1 (the cap on the mean)")
 		}
 		p.Cap = math.Floor(s.YRange.Hi)
-		if R == 0 {
-			R = 2
-		}
 	default:
 		return nil, fmt.Errorf("noise-aware: model %q is not supported (logistic, linear or poisson)", s.Family)
 	}
@@ -208,7 +223,15 @@ func NewPlan(s Spec) (*Plan, error) {
 	d := s.D
 	mS, mM := d, d*(d+1)/2
 	q := quantum(s.N, p.termBound(s.Family))
-	inflS, inflM := q*math.Sqrt(float64(2*mS)), q*math.Sqrt(float64(2*mM))
+	// The per-row rounding to q (two rows differ), and the rounding of the
+	// exact int64 sums to float64 (statistics): a sum of magnitude at most
+	// A = n·B rounds by at most A·2⁻⁵³, which depends on the other rows, so
+	// two neighbours' sums can differ by up to 2·A·2⁻⁵³ more than their
+	// exact difference; M's off-diagonal entries are multiplied by √2
+	// (releaseInfo), once before and once in that rounding: 4√2·A·2⁻⁵³.
+	conv := float64(s.N) * p.termBound(s.Family) * math.Exp2(-53)
+	inflS := q*math.Sqrt(float64(2*mS)) + 2*conv*math.Sqrt(float64(mS))
+	inflM := q*math.Sqrt(float64(2*mM)) + 4*math.Sqrt2*conv*math.Sqrt(float64(mM))
 	gridS, gridM := math.Sqrt(float64(mS))*math.Exp2(-GridBits), math.Sqrt(float64(mM))*math.Exp2(-GridBits)
 	total2 := 0.0
 	for r := range R {

@@ -117,7 +117,7 @@ func TestPrepareStreamEqualsPrepare(t *testing.T) {
 		"drop-missing": {Model: model.Spec{Model: "logistic", Outcome: "y", Predictors: []string{"x1", "x2"}},
 			Data: DataSpec{DropMissing: true}, Algorithm: "mh", Chains: 1, Warmup: 5, Draws: 5, Seed: 7},
 		"impute-dp-penalty": {Model: model.Spec{Model: "logistic", Outcome: "y", Predictors: []string{"x1", "x2"}},
-			Data: DataSpec{Bounds: bounds, Impute: map[string]float64{"x2": 0.25}}, Algorithm: "dp-penalty", Chains: 1, Warmup: 5, Draws: 5, Seed: 8,
+			Data: DataSpec{Bounds: bounds, Impute: map[string]float64{"x1": 0, "x2": 0.25}}, Algorithm: "dp-penalty", Chains: 1, Warmup: 5, Draws: 5, Seed: 8,
 			Privacy: &Budget{Epsilon: 1, Delta: 1e-6}},
 	}
 	for name, cfg := range cfgs {

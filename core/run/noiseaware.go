@@ -51,11 +51,8 @@ func noiseAwareSpec(cfg *Config, m model.Model, n, d int) (noiseaware.Spec, erro
 	fam := strings.ToLower(strings.TrimSpace(cfg.Model.Model))
 	// The noise is an exact discrete Gaussian: calibrate to the continuous
 	// budget left after its charge (privacy.DiscreteGaussianBudget) for the
-	// releases' coordinates (R·(d + d(d+1)/2), R = 1 linear, 2 otherwise).
-	releases := 2
-	if fam == "linear" {
-		releases = 1
-	}
+	// releases' coordinates (R·(d + d(d+1)/2), the plan's R).
+	releases := max(noiseaware.DefaultReleases(fam), 1)
 	coords := float64(releases * (d + d*(d+1)/2))
 	ec, dc, _, err := privacy.DiscreteGaussianBudget(coords, noiseaware.GridBits, cfg.Privacy.Epsilon, cfg.Privacy.Delta)
 	if err != nil {
@@ -147,6 +144,9 @@ func planNoiseAware(c *Config, p *Plan, m model.Model, n, d int) error {
 	eps, _, err := noiseAwareEpsilon(c, np)
 	if err != nil {
 		return err
+	}
+	if eps > c.Privacy.Epsilon {
+		return fmt.Errorf("noise-aware: internal error: the releases spend ε = %v, over the budget's %v", eps, c.Privacy.Epsilon)
 	}
 	planNoiseAwareDraws(c, p)
 	p.Epsilon, p.Accountant = eps, privacy.MethodTight+" Gaussian (μ-GDP composition of the releases)"

@@ -82,6 +82,9 @@ func prepareModel(cfg *Config, m model.Model, names []string, clipped dataset.Cl
 		if err := checkPublicBounds(cfg, names); err != nil {
 			return nil, err
 		}
+		if err := checkImputeEveryPredictor(cfg, names); err != nil {
+			return nil, err
+		}
 	}
 	resolved, plan, err := resolve(cfg, m, m.N(), m.Dim())
 	if err != nil {
@@ -149,6 +152,36 @@ func checkPublicBounds(cfg *Config, names []string) error {
 	}
 	if len(missing) > 0 && isRegression(cfg.Model.Model) {
 		return fmt.Errorf("a private run needs a public bound for every column the model uses; missing: %s (give --bound COL=LO:HI from domain knowledge, never from the data)", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// checkImputeEveryPredictor refuses a private run whose values for missing
+// cells (data.impute, --impute) name some predictors but not all: the
+// report and the exported config state the imputed columns, and an analyst
+// who typed values only where cells were missing would publish which
+// columns have them. The page asks for a value for every predictor; so
+// does the CLI in a private run. names are the loaded columns.
+func checkImputeEveryPredictor(cfg *Config, names []string) error {
+	if len(cfg.Data.Impute) == 0 {
+		return nil
+	}
+	preds := cfg.Model.Predictors
+	if len(preds) == 0 {
+		for _, c := range names {
+			if c != cfg.Model.Outcome {
+				preds = append(preds, c)
+			}
+		}
+	}
+	var missing []string
+	for _, c := range preds {
+		if _, ok := cfg.Data.Impute[c]; !ok {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("a private run with values for missing cells needs one for every predictor, missing: %s (--impute %s=V, or COL=mid for the middle of its bound): the privacy report and the exported config list the imputed columns, and a list of only the columns that have missing cells would tell that about the data", strings.Join(missing, ", "), missing[0])
 	}
 	return nil
 }
