@@ -66,8 +66,8 @@ type algorithmInfo struct {
 	// other chains (newChain's release argument).
 	SharedRelease bool `json:"shared_release,omitempty"`
 	// WarmupNote says why the algorithm runs no warmup (run.WarmupNote:
-	// noise-aware, ops); the page then disables its warmup input and
-	// shows it.
+	// noise-aware, exact, ops); the page then disables its warmup input
+	// and shows it.
 	WarmupNote string `json:"warmup_note,omitempty"`
 	// Models lists the models the algorithm can run (run.AlgorithmModels:
 	// exact, noise-aware); absent when it runs every model. The page lists

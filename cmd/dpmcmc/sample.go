@@ -64,7 +64,7 @@ func (f *sampleFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.Algorithm, "algorithm", "", "sampler: auto (the recommended one; the default of a private run), "+strings.Join(run.Algorithms(), ", "))
 	fs.BoolVar(&f.noPrivacy, "no-privacy", false, "state that this run is not private (non-private algorithms only)")
 	fs.IntVar(&c.Chains, "chains", 4, "number of chains")
-	fs.IntVar(&c.Warmup, "warmup", 1000, "warmup iterations per chain (a private run plans its own from the budget unless this is given)")
+	fs.IntVar(&c.Warmup, "warmup", 1000, "warmup iterations per chain (a private run plans its own from the budget unless this is given; exact, whose draws are independent, runs none unless this is given)")
 	fs.IntVar(&c.Draws, "draws", 2000, "draws per chain after warmup (a private run plans its own from the budget unless this is given)")
 	fs.Uint64Var(&c.Seed, "seed", 0, "seed of the public randomness (inits, proposals); 0 picks one")
 	fs.Float64Var(&c.Settings.Step, "step", 0, "proposal sd per coordinate (MH-type) or leapfrog/Langevin step (gradient kernels)")
@@ -469,10 +469,15 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		for _, w := range pl.Warnings {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
-	} else if ig := run.IgnoredSettings(p.Config); len(ig) > 0 && !f.quiet {
-		// A private plan's notes say it; a non-private run has no plan
+	} else if !f.quiet {
+		// A private plan's notes say these; a non-private run has no plan
 		// printed.
-		fmt.Fprintf(stderr, "note: %s\n", run.IgnoredNote(p.Config.Algorithm, ig))
+		if ig := run.IgnoredSettings(p.Config); len(ig) > 0 {
+			fmt.Fprintf(stderr, "note: %s\n", run.IgnoredNote(p.Config.Algorithm, ig))
+		}
+		if n := run.UnneededWarmupNote(p.Config.Algorithm, p.Config.Warmup); n != "" {
+			fmt.Fprintf(stderr, "note: %s\n", n)
+		}
 	}
 	if _, given, linear := run.LinearNoiseSD(p.Config); linear && !given && !p.Plan.Private && !f.quiet {
 		// A private run refuses this (run.LinearNoiseSDMissing); a
@@ -544,7 +549,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		private := run.IsPrivate(p.Config.Algorithm)
 		verdict := diag.Assess(rows, d.NumChains())
 		heading := report.Heading(d.NumChains(), d.NumIterations(), 0)
-		if run.WarmupNote(p.Config.Algorithm) != "" {
+		if run.WarmupNote(p.Config.Algorithm) != "" && p.Config.Warmup == 0 {
 			heading = report.HeadingNoWarmup(d.NumChains(), d.NumIterations())
 		}
 		if err := writeSummaryTable(stdout, heading, rows, verdict, p.Config.Model.Model, steps, private); err != nil {

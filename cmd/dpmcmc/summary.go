@@ -97,7 +97,7 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 	}
 	heading := report.Heading(d.NumChains(), n, d.Warmup)
 	if run.WarmupNote(d.Algorithm) != "" && d.Warmup == 0 {
-		// A Stan CSV of a sampler that runs no warmup (noise-aware, ops)
+		// A Stan CSV of a sampler that runs no warmup (noise-aware, exact, ops)
 		// says so in its header, as sample's heading does.
 		heading = report.HeadingNoWarmup(d.NumChains(), n)
 	}

@@ -321,7 +321,7 @@ func TestSummaryHeadingNoWarmupFromStanHeader(t *testing.T) {
 // exactly (run.Exact): the choice is named on stderr, the flag's default
 // warmup is not run (the draws are iid), the summary says "(no warmup)"
 // and `dpmcmc summary` reads the same from the Stan header. An explicit
-// --warmup is kept.
+// --warmup is kept, headed "after warmup" and called unnecessary.
 func TestSampleAutoExactNonPrivate(t *testing.T) {
 	dir := t.TempDir()
 	stan := filepath.Join(dir, "ex.csv")
@@ -340,9 +340,13 @@ func TestSampleAutoExactNonPrivate(t *testing.T) {
 		t.Fatalf("summary of exact Stan files: exit %d\n%s%s", code, stdout, stderr)
 	}
 	tidy := filepath.Join(dir, "w.csv")
-	if code, _, stderr = runCLI(t, "sample", "--data", "../../testdata/noiseaware/linear_small.csv", "--model", "gaussian",
-		"--predictors", "age", "--algorithm", "exact", "--chains", "1", "--warmup", "20", "--draws", "30", "--out", tidy, "--quiet"); code != 0 {
+	if code, stdout, stderr = runCLI(t, "sample", "--data", "../../testdata/noiseaware/linear_small.csv", "--model", "gaussian",
+		"--predictors", "age", "--algorithm", "exact", "--chains", "1", "--warmup", "20", "--draws", "30", "--out", tidy); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "1 chain × 30 draws after warmup") || strings.Contains(stdout, "no warmup") ||
+		!strings.Contains(stderr, "warmup 20 per chain as given, though exact needs none") {
+		t.Errorf("explicit warmup:\n%s\n%s", stdout, stderr)
 	}
 	b, err := os.ReadFile(tidy)
 	if err != nil {

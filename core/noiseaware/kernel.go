@@ -108,7 +108,7 @@ type iidPosition struct{ pos []float64 }
 // first Step (draws are independent of it).
 func (k *iidPosition) Init(theta0 []float64) error {
 	if len(theta0) != len(k.pos) {
-		return fmt.Errorf("noise-aware: initial value has %d entries, want %d", len(theta0), len(k.pos))
+		return fmt.Errorf("initial value has %d entries, want %d", len(theta0), len(k.pos))
 	}
 	copy(k.pos, theta0)
 	return nil

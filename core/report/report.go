@@ -240,8 +240,8 @@ type Chain struct {
 	Seconds         float64 // wall time; 0 when not measured
 	// IndependentDraws marks a chain whose every iteration is an
 	// independent draw with no accept step (noise-aware, whose draws are
-	// post-processing of one release): its acceptance says nothing, so it
-	// is not printed.
+	// post-processing of one release; exact, the closed-form posterior's
+	// draws): its acceptance says nothing, so it is not printed.
 	IndependentDraws bool
 }
 

@@ -145,7 +145,7 @@ func planNoiseAware(c *Config, p *Plan, m model.Model, n, d int) error {
 	if err != nil {
 		return err
 	}
-	if eps > c.Privacy.Epsilon {
+	if !(eps <= c.Privacy.Epsilon) { // NaN included
 		return fmt.Errorf("noise-aware: internal error: the releases spend ε = %v, over the budget's %v", eps, c.Privacy.Epsilon)
 	}
 	planNoiseAwareDraws(c, p)
@@ -307,7 +307,9 @@ const NoWarmupNote = "no warmup: iid draws (" + noWarmupReason + ")"
 
 // WarmupNote says why the named algorithm runs no warmup (the page
 // disables its warmup input), or "" when it has one. ops plans 0 warmup
-// whatever is asked (planOPS); noise-aware defaults to 0 (planNoiseAware).
+// whatever is asked (planOPS); noise-aware defaults to 0 (planNoiseAware);
+// exact runs the warmup only when one is given (the CLI does not count its
+// flag's default).
 func WarmupNote(name string) string {
 	switch name {
 	case NoiseAware:
@@ -318,6 +320,16 @@ func WarmupNote(name string) string {
 		return "no warmup: its draws are independent exact draws from the closed-form posterior, not steps of a Markov chain"
 	}
 	return ""
+}
+
+// UnneededWarmupNote says that a non-private run of an algorithm without
+// warmup (WarmupNote: exact) was given one anyway, or "" otherwise.
+func UnneededWarmupNote(alg string, warmup int) string {
+	note := WarmupNote(alg)
+	if note == "" || warmup <= 0 || IsPrivate(alg) {
+		return ""
+	}
+	return fmt.Sprintf("warmup %d per chain as given, though %s needs none (%s): those draws are computed and discarded; set the warmup to 0", warmup, alg, strings.TrimPrefix(note, "no warmup: "))
 }
 
 // NoiseAwareApproximations says the approximations of the noise-aware

@@ -169,6 +169,9 @@ func resolvePlan(cfg *Config, m model.Model, n, d int) (*Config, *Plan, error) {
 	p := &Plan{Algorithm: c.Algorithm, Private: IsPrivate(c.Algorithm), N: n, Dim: d, Chains: c.Chains}
 	if !p.Private {
 		p.Warmup, p.Draws, p.Settings = c.Warmup, c.Draws, c.Settings
+		if note := UnneededWarmupNote(c.Algorithm, c.Warmup); note != "" {
+			p.Notes = append(p.Notes, note)
+		}
 		return &c, p, nil
 	}
 	if c.Privacy == nil {
