@@ -58,7 +58,7 @@ test('the example documentation page runs two embedded demos, no requests after 
     let gaussian; // (the DP-HMC frame)
     await assert.doesNotReject(async () => {
       for (let i = 0; i < 100 && !(banana && gaussian); i++) {
-        banana = frameOf(page, 'dp-penalty');
+        banana = frameOf(page, 'auto');
         gaussian = frameOf(page, 'dp-hmc');
         if (!(banana && gaussian)) await page.waitForTimeout(100);
       }
@@ -69,7 +69,7 @@ test('the example documentation page runs two embedded demos, no requests after 
     await banana.waitForSelector('html[data-ready="true"]', { timeout: 60000 });
     await gaussian.waitForSelector('html[data-ready="true"]', { timeout: 60000 });
     rec.mark();
-    assert.equal(await banana.locator('[data-testid="algorithm-select"]').inputValue(), 'dp-penalty');
+    assert.equal(await banana.locator('[data-testid="algorithm-select"]').inputValue(), 'auto');
     assert.equal(await gaussian.locator('[data-testid="algorithm-select"]').inputValue(), 'dp-hmc');
     assert.equal(await gaussian.locator('[data-testid="epsilon-value"]').textContent(), '4.0');
     // One after the other: on two shared cores, two frames' chains at once
@@ -78,7 +78,7 @@ test('the example documentation page runs two embedded demos, no requests after 
     const g = await runEmbed(gaussian);
     assert.equal(b.state, 'done', b.text);
     assert.equal(g.state, 'done', g.text);
-    assert.match(b.text, /800 \/ 800 iterations · ε = 2/);
+    assert.match(b.text, /auto: noise-aware · 1000 \/ 1000 draws · ε = 2/);
     assert.match(g.text, /400 \/ 400 iterations · ε = 4/);
     for (const f of [banana, gaussian]) {
       assert.equal(await f.locator('[data-testid="trace-plot"] canvas').count(), 1);
