@@ -189,6 +189,28 @@ func (m *Banana) AppendColumn(j int, dst []float64) []float64 {
 	return dst
 }
 
+// WidestPosteriorSDLower is a public lower bound on the posterior sd in
+// its widest direction with n rows: the posterior is Ban(μ, diag(v), a) with
+// v_j = (n·F/σ_j² + 1/σ0²)⁻¹, which depend on n and the model's options
+// only, and θ2 = y2 − a·y1² has variance v2 + a²(4μ1²v1 + 2v1²) ≥
+// v2 + 2a²v1², a lower bound on the largest eigenvalue of the posterior
+// covariance (at least any diagonal entry). The other coordinates' v_j
+// count too, for a small a.
+func (m *Banana) WidestPosteriorSDLower(n int) float64 {
+	if n < 1 {
+		return 0
+	}
+	v := make([]float64, m.d)
+	for j := range v {
+		v[j] = 1 / (float64(n)*m.f/m.v[j] + 1/m.pv)
+	}
+	w := v[1] + 2*m.a*m.a*v[0]*v[0]
+	for _, vj := range v {
+		w = math.Max(w, vj)
+	}
+	return math.Sqrt(w)
+}
+
 // MeanVariances implements MeanStatistic: σ_j²/F.
 func (m *Banana) MeanVariances() []float64 {
 	v := make([]float64, m.d)

@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"github.com/dpmcmc/dpmcmc/core/dataset"
 	"math"
 	"strings"
 
@@ -312,6 +313,10 @@ type ForecastInputs struct {
 	// MeanBounded: the gaussian or banana model with a public bound on
 	// every data column, which noise-aware can run (MeanStatisticBounded).
 	MeanBounded bool
+	// WidestSD is a public lower bound on the posterior sd in its widest
+	// direction from the model's closed-form posterior (the banana's θ2:
+	// model.Banana.WidestPosteriorSDLower); 0: unknown.
+	WidestSD float64
 }
 
 // hessianBound is the bound on a row Hessian's trace the forecast uses.
@@ -416,7 +421,7 @@ func MakeForecast(p *Plan, in ForecastInputs) *Forecast {
 	travel := func(iters int) float64 { return kappa * math.Sqrt(float64(iters)) * f.RatioMu / r }
 	f.MovePerChain = travel(p.Warmup + p.Draws)
 	f.PosteriorSDLower = posteriorSDLower(p.N, in.hessianBound(), in.PriorSD)
-	f.WidestSDLower = widestSDLower(p.N, p.Dim, in.hessianBound(), in.PriorSD)
+	f.WidestSDLower = max(widestSDLower(p.N, p.Dim, in.hessianBound(), in.PriorSD), in.WidestSD)
 	if f.WidestSDLower == 0 {
 		f.Text = fmt.Sprintf("each chain can move at most %.3g in parameter units in total; no public bound on the posterior sd for the %s model to compare it with: check R-hat and ESS after the run", f.MovePerChain, in.Model)
 		return f
@@ -431,8 +436,8 @@ func MakeForecast(p *Plan, in ForecastInputs) *Forecast {
 	if !f.WillMix {
 		f.EpsilonToMix = epsilonToMix(p, scale)
 	}
-	head := fmt.Sprintf("with these settings each chain can move at most about %s posterior sds in total (%s while drawing), in the posterior's widest direction, whose sd is at least %.3g; that gives at most about %s effective draws over %d chains",
-		fmtSDs(f.SDsPerChain), fmtSDs(f.SDsInDraws), f.WidestSDLower, fmtCount(f.EffectiveDraws), p.Chains)
+	head := fmt.Sprintf("with these settings each chain can move at most about %s posterior sds in total (%s while drawing), in the posterior's widest direction, whose sd is at least %.3g; that gives at most about %s effective draws over %s",
+		fmtSDs(f.SDsPerChain), fmtSDs(f.SDsInDraws), f.WidestSDLower, fmtCount(f.EffectiveDraws), chainsWord(p.Chains))
 	if f.WillMix {
 		f.Text = head + ": the budget does not forbid convergence if the chains reach the posterior during warmup; check R-hat and ESS after the run"
 		return f
@@ -487,4 +492,44 @@ func fmtCount(v float64) string {
 		return fmt.Sprintf("%.1f", v)
 	}
 	return fmt.Sprintf("%.0f", v)
+}
+
+// bananaWidestSD is the banana's public lower bound on its posterior's
+// widest sd with n rows (model.Banana.WidestPosteriorSDLower), from the
+// built model m, or, for a plan without data, from the model the config's
+// options build on two rows of zeros (the bound reads only the options); 0
+// for another model.
+func bananaWidestSD(c *Config, m model.Model, n int) float64 {
+	type widest interface{ WidestPosteriorSDLower(n int) float64 }
+	if !strings.EqualFold(strings.TrimSpace(c.Model.Model), "banana") {
+		return 0
+	}
+	if m == nil {
+		cols := meanColumns(c)
+		zeros := make([][]float64, len(cols))
+		for j := range zeros {
+			zeros[j] = []float64{0, 0}
+		}
+		tab, err := dataset.FromColumns(cols, zeros)
+		if err != nil {
+			return 0
+		}
+		spec := c.Model
+		spec.Predictors = cols
+		if m, err = model.Build(spec, tab); err != nil {
+			return 0
+		}
+	}
+	if b, ok := m.(widest); ok {
+		return b.WidestPosteriorSDLower(n)
+	}
+	return 0
+}
+
+// chainsWord is "1 chain" or "k chains".
+func chainsWord(k int) string {
+	if k == 1 {
+		return "1 chain"
+	}
+	return fmt.Sprintf("%d chains", k)
 }

@@ -186,8 +186,57 @@ func TestDefaultStep(t *testing.T) {
 	if err != nil || p.Settings.Step != 0 {
 		t.Errorf("banana: %v step %g", err, p.Settings.Step)
 	}
-	if p.Forecast.WillMix != true || p.Forecast.SDsPerChain != 0 || !strings.Contains(p.Forecast.Text, "no public bound on the posterior sd") {
-		t.Errorf("banana forecast %+v", p.Forecast)
+	if want := bananaWidestSDFromOptions(569, 20, 1000, 2000, 2500); math.Abs(p.Forecast.WidestSDLower/want-1) > 1e-12 || p.Forecast.SDsPerChain == 0 {
+		t.Errorf("banana forecast %+v, want the widest sd bound %g", p.Forecast, want)
+	}
+}
+
+// bananaWidestSDFromOptions is √(v2 + 2a²v1²), v_j = (n/σ_j² + 1/σ0²)⁻¹.
+func bananaWidestSDFromOptions(n int, a, pv, var1, var2 float64) float64 {
+	v1 := 1 / (float64(n)/var1 + 1/pv)
+	v2 := 1 / (float64(n)/var2 + 1/pv)
+	return math.Sqrt(v2 + 2*a*a*v1*v1)
+}
+
+// The banana's posterior is known in closed form up to the data, so the
+// forecast has a public lower bound on its widest sd, θ2's: √(v2 + 2a²v1²)
+// (model.Banana.WidestPosteriorSDLower). It is below the exact θ2 sd of a
+// dataset (the bound holds), the same from a plan without data and from a
+// run, and it tells the embed's banana demo (n = 5,000, dp-penalty at
+// ε = 2 with its clip 0.15 and step 0.06, 200 + 600 iterations) before the
+// run that its chain cannot converge, naming noise-aware (every column
+// bounded). Before, the forecast said it had no bound to compare with.
+func TestForecastBananaWidestSD(t *testing.T) {
+	const n = 5000
+	x1, x2 := make([]float64, n), make([]float64, n)
+	for i := range n {
+		x1[i] = 45 * math.Sin(float64(7*i))
+		x2[i] = 3 + 50*math.Cos(float64(3*i))
+	}
+	tab, err := dataset.FromColumns([]string{"x1", "x2"}, [][]float64{x1, x2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &Config{Model: model.Spec{Model: "banana"}, Algorithm: "dp-penalty", Chains: 1, Warmup: 200, Draws: 600, Seed: 1,
+		Data:     DataSpec{Bounds: map[string][2]float64{"x1": {-200, 200}, "x2": {-200, 200}}},
+		Settings: Settings{Clip: 0.15, Step: 0.06}, Privacy: &Budget{Epsilon: 2, Delta: 1e-6}}
+	prep, err := Prepare(cfg, tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := prep.Plan.Forecast
+	want := bananaWidestSDFromOptions(n, 20, 1000, 2000, 2500)
+	if math.Abs(f.WidestSDLower/want-1) > 1e-12 || f.WillMix || !strings.Contains(f.Text, "they will not converge; use noise-aware") {
+		t.Fatalf("forecast %+v, want widest sd ≥ %g and no convergence", f, want)
+	}
+	mu, v := prep.Model.(*model.Banana).Posterior()
+	a := prep.Model.(*model.Banana).A()
+	if exact := math.Sqrt(v[1] + a*a*(4*mu[0]*mu[0]*v[0]+2*v[0]*v[0])); !(want <= exact) {
+		t.Errorf("bound %g above the exact θ2 sd %g", want, exact)
+	}
+	p, err := MakePlan(cfg, n, 2)
+	if err != nil || p.Forecast.WidestSDLower != f.WidestSDLower {
+		t.Errorf("plan without data: %v %+v", err, p.Forecast)
 	}
 }
 
