@@ -519,6 +519,16 @@ type Linear struct {
 // NoiseSD is the known noise standard deviation σ.
 func (m *Linear) NoiseSD() float64 { return m.sigma }
 
+// RowHessianTrace is F·X̄²/σ², a public bound on the trace of every row's
+// log-likelihood Hessian −F·x̃x̃ᵀ/σ² (trace F·‖x̃‖²/σ², X̄ the bound on ‖x̃‖
+// from the public column bounds in the sampled parameterization; +Inf for
+// an unbounded column). The mixing forecast bounds the posterior's widest
+// sd with it (core/run/forecast.go), as for the Gaussian mean model.
+func (m *Linear) RowHessianTrace() float64 {
+	x := m.xNorm()
+	return m.f * x * x / (m.sigma * m.sigma)
+}
+
 // LogLik implements Model.
 func (m *Linear) LogLik(theta []float64, rows []int, out []float64) {
 	th := theta[:m.d]

@@ -570,6 +570,58 @@ func TestForecastGaussianMean(t *testing.T) {
 	}
 }
 
+// Linear regression with a known noise sd: every row's Hessian is
+// −F·x̃x̃ᵀ/σ², whose trace is at most F·X̄²/σ² (Linear.RowHessianTrace), so
+// the forecast bounds the widest posterior sd by (n·F·X̄²/(σ²d) + 1/s₀²)^−½
+// on the scaled space (X̄² = 1 + 1 for one predictor). The bound is below
+// the exact posterior's widest sd (Linear.Posterior), dp-penalty at ε = 2
+// on 1,000 rows is told before the run that it cannot converge, and a run
+// confirms it. Before, the forecast gave the travel in parameter units only.
+func TestForecastLinear(t *testing.T) {
+	const n = 1000
+	x, y := make([]float64, n), make([]float64, n)
+	for i := range n {
+		x[i] = 2 * math.Sin(float64(5*i))
+		y[i] = 0.5 + 0.8*x[i] + math.Cos(float64(11*i))
+	}
+	tab, err := dataset.FromColumns([]string{"x1", "y"}, [][]float64{x, y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &Config{Model: model.Spec{Model: "linear", Outcome: "y", Options: map[string]string{"noise-sd": "1"}}, Algorithm: "dp-penalty",
+		Chains: 2, Seed: 3, Data: DataSpec{Bounds: map[string][2]float64{"x1": {-3, 3}, "y": {-6, 6}}},
+		Settings: Settings{Box: 5}, Privacy: &Budget{Epsilon: 2, Delta: 1e-5}}
+	prep, err := Prepare(cfg, tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := prep.Plan.Forecast
+	s0 := float64(model.DefaultScaledPriorSD)
+	want := 1 / math.Sqrt(n*2.0/2+1/(s0*s0))
+	if math.Abs(f.WidestSDLower/want-1) > 1e-9 || f.WillMix || !strings.Contains(f.Text, "they will not converge; use noise-aware") {
+		t.Fatalf("forecast %+v, want widest sd ≥ %g and no convergence", f, want)
+	}
+	_, cov := prep.Model.(*model.Linear).Posterior()
+	a, b, c := cov[0][0], cov[0][1], cov[1][1]
+	if widest := math.Sqrt((a + c + math.Sqrt((a-c)*(a-c)+4*b*b)) / 2); !(want <= widest) {
+		t.Errorf("bound %g above the exact widest sd %g", want, widest)
+	}
+	res, err := prep.run(context.Background(), testKey, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Draws(false)
+	chains := make([][]float64, len(d.Values))
+	for c, ch := range d.Values {
+		for _, draw := range ch {
+			chains[c] = append(chains[c], draw[1])
+		}
+	}
+	if rhat := diag.Rhat(chains); !(rhat > 1.1) {
+		t.Errorf("the forecast said no convergence, but R-hat of the slope is %.3f", rhat)
+	}
+}
+
 // noise-aware's cost grows as d³ (each draw decomposes a d×d matrix, the
 // preview simulates the release path): above noiseaware.MaxPreviewDim
 // coefficients the plan has no preview and says so (the CLI audit's
