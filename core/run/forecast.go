@@ -436,8 +436,8 @@ func MakeForecast(p *Plan, in ForecastInputs) *Forecast {
 	if !f.WillMix {
 		f.EpsilonToMix = epsilonToMix(p, scale)
 	}
-	head := fmt.Sprintf("with these settings each chain can move at most about %s posterior sds in total (%s while drawing), in the posterior's widest direction, whose sd is at least %.3g; that gives at most about %s effective draws over %s",
-		fmtSDs(f.SDsPerChain), fmtSDs(f.SDsInDraws), f.WidestSDLower, fmtCount(f.EffectiveDraws), chainsWord(p.Chains))
+	head := fmt.Sprintf("with these settings each chain can move at most about %s posterior sds in total (%s while drawing), in the posterior's widest direction, whose sd is at least %.3g; that gives %s over %s",
+		fmtSDs(f.SDsPerChain), fmtSDs(f.SDsInDraws), f.WidestSDLower, effectiveDrawsPhrase(f.EffectiveDraws), chainsWord(p.Chains))
 	if f.WillMix {
 		f.Text = head + ": the budget does not forbid convergence if the chains reach the posterior during warmup; check R-hat and ESS after the run"
 		return f
@@ -532,4 +532,14 @@ func chainsWord(k int) string {
 		return "1 chain"
 	}
 	return fmt.Sprintf("%d chains", k)
+}
+
+// effectiveDrawsPhrase says the forecast's bound on the effective draws:
+// "at most about 12 effective draws", or "less than one effective draw"
+// (rather than "0.0").
+func effectiveDrawsPhrase(v float64) string {
+	if v < 1 {
+		return "less than one effective draw"
+	}
+	return "at most about " + fmtCount(v) + " effective draws"
 }
