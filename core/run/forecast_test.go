@@ -548,18 +548,7 @@ func TestForecastGaussianMean(t *testing.T) {
 	if math.Abs(f.WidestSDLower/want-1) > 1e-9 || f.WillMix || !strings.Contains(f.Text, "they will not converge") {
 		t.Fatalf("forecast %+v, want widest sd ≥ %g and no convergence", f, want)
 	}
-	res, err := prep.run(context.Background(), testKey, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := res.Draws(false)
-	chains := make([][]float64, len(d.Values))
-	for c, ch := range d.Values {
-		for _, draw := range ch {
-			chains[c] = append(chains[c], draw[0])
-		}
-	}
-	if rhat := diag.Rhat(chains); !(rhat > 1.1) {
+	if rhat := runRhat(t, prep, 0); !(rhat > 1.1) {
 		t.Errorf("the forecast said no convergence, but R-hat of θ1 is %.3f", rhat)
 	}
 	noModel := *cfg
@@ -606,6 +595,15 @@ func TestForecastLinear(t *testing.T) {
 	if widest := math.Sqrt((a + c + math.Sqrt((a-c)*(a-c)+4*b*b)) / 2); !(want <= widest) {
 		t.Errorf("bound %g above the exact widest sd %g", want, widest)
 	}
+	if rhat := runRhat(t, prep, 1); !(rhat > 1.1) {
+		t.Errorf("the forecast said no convergence, but R-hat of the slope is %.3f", rhat)
+	}
+}
+
+// runRhat runs prep with the test key and returns the R-hat of parameter j
+// over its chains' draws.
+func runRhat(t *testing.T, prep *Prepared, j int) float64 {
+	t.Helper()
 	res, err := prep.run(context.Background(), testKey, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -614,12 +612,10 @@ func TestForecastLinear(t *testing.T) {
 	chains := make([][]float64, len(d.Values))
 	for c, ch := range d.Values {
 		for _, draw := range ch {
-			chains[c] = append(chains[c], draw[1])
+			chains[c] = append(chains[c], draw[j])
 		}
 	}
-	if rhat := diag.Rhat(chains); !(rhat > 1.1) {
-		t.Errorf("the forecast said no convergence, but R-hat of the slope is %.3f", rhat)
-	}
+	return diag.Rhat(chains)
 }
 
 // noise-aware's cost grows as d³ (each draw decomposes a d×d matrix, the
