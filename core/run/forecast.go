@@ -2,7 +2,6 @@ package run
 
 import (
 	"fmt"
-	"github.com/dpmcmc/dpmcmc/core/dataset"
 	"math"
 	"strings"
 
@@ -497,26 +496,15 @@ func fmtCount(v float64) string {
 // bananaWidestSD is the banana's public lower bound on its posterior's
 // widest sd with n rows (model.Banana.WidestPosteriorSDLower), from the
 // built model m, or, for a plan without data, from the model the config's
-// options build on two rows of zeros (the bound reads only the options); 0
-// for another model.
+// options build on two rows of zeros (constantMeanModel: the bound reads
+// only the options); 0 for another model.
 func bananaWidestSD(c *Config, m model.Model, n int) float64 {
 	type widest interface{ WidestPosteriorSDLower(n int) float64 }
 	if !strings.EqualFold(strings.TrimSpace(c.Model.Model), "banana") {
 		return 0
 	}
 	if m == nil {
-		cols := meanColumns(c)
-		zeros := make([][]float64, len(cols))
-		for j := range zeros {
-			zeros[j] = []float64{0, 0}
-		}
-		tab, err := dataset.FromColumns(cols, zeros)
-		if err != nil {
-			return 0
-		}
-		spec := c.Model
-		spec.Predictors = cols
-		if m, err = model.Build(spec, tab); err != nil {
+		if m = constantMeanModel(c, make([]float64, len(meanColumns(c)))); m == nil {
 			return 0
 		}
 	}

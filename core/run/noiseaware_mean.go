@@ -256,10 +256,20 @@ func publicMeanModel(c *Config) model.Model {
 	if err != nil {
 		return nil
 	}
-	cols := make([][]float64, len(ivs))
+	mids := make([]float64, len(ivs))
 	for j, iv := range ivs {
-		mid := iv.Lo/2 + iv.Hi/2
-		cols[j] = []float64{mid, mid}
+		mids[j] = iv.Lo/2 + iv.Hi/2
+	}
+	return constantMeanModel(c, mids)
+}
+
+// constantMeanModel builds the config's mean-statistic model on two rows
+// whose column j holds vals[j] (public values, never data), for what reads
+// only the model's options and public bounds; nil when it cannot be built.
+func constantMeanModel(c *Config, vals []float64) model.Model {
+	cols := make([][]float64, len(vals))
+	for j, v := range vals {
+		cols[j] = []float64{v, v}
 	}
 	tab, err := dataset.FromColumns(meanColumns(c), cols)
 	if err != nil {
