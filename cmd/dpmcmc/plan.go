@@ -53,10 +53,10 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&s.StepDelta, "step-delta", 0, "DP-Fast MH per-iteration δ")
 	fs.Float64Var(&s.NoiseMultiplier, "noise-multiplier", 0, "DP-SGLD extra gradient noise multiplier")
 	fs.Float64Var(&s.OPSShare, "ops-share", 0, "hybrid: share of ε for the one-posterior-sample start")
-	fs.StringVar(&cfg.Model.Model, "model", "logistic", "the model, for the mixing forecast's bound on the posterior sd (logistic: the only one with such a bound; others: the forecast gives the travel in parameter units); noise-aware: logistic, linear or poisson, or gaussian and banana with --bound on every data column")
+	fs.StringVar(&cfg.Model.Model, "model", "logistic", "the model, for the mixing forecast's bound on the posterior sd (logistic from --clip or --dim, linear from --noise-sd and --dim, poisson from --outcome-bound and --dim, gaussian and banana from --bound; the regressions' assume predictors scaled to [−1, 1] with an intercept, as in a private run); noise-aware: logistic, linear or poisson, or gaussian and banana with --bound on every data column")
 	fs.Float64Var(&cfg.Model.PriorSD, "prior-sd", 0, "prior sd of every coefficient, for the mixing forecast (default: the model's; a private regression run's is 20 on the predictors scaled to [-1, 1] by their bounds)")
 	fs.StringVar(&cfg.Model.Scale, "scale", "", "bounds (the default of a private regression run: coefficients of the predictors scaled to [-1, 1]), auto (scaled, with the prior in the user's units) or none (the user's units; the default of a non-private run)")
-	outcomeBound := fs.String("outcome-bound", "", "noise-aware linear and poisson: the outcome's public bound LO:HI, as a run's --bound OUTCOME=LO:HI (poisson: HI caps the mean; linear: the outcome is scaled by it)")
+	outcomeBound := fs.String("outcome-bound", "", "linear and poisson: the outcome's public bound LO:HI, as a run's --bound OUTCOME=LO:HI (noise-aware: required; poisson: HI caps the mean and bounds the mixing forecast's posterior scale; linear: the outcome is scaled by it)")
 	noiseSD := fs.Float64("noise-sd", 0, "linear model (required): the model's known noise sd in the outcome's units, as a run's --model-opt noise-sd=S")
 	asText := fs.Bool("text", false, "print a sentence instead of JSON")
 	var boundFlags listFlag
@@ -138,13 +138,14 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 			// A run needs it too; the preview's effect unit depends on it.
 			return errors.New("noise-aware linear needs the outcome's public bound (--outcome-bound LO:HI), as a run does: the release's sensitivities and the preview's noise-sd unit depend on it")
 		}
-		if *outcomeBound != "" {
-			bs, err := dataset.ParseBounds([]string{"y=" + *outcomeBound})
-			if err != nil {
-				return fmt.Errorf("--outcome-bound: %w", err)
-			}
-			cfg.Data.Bounds = map[string][2]float64{"y": {bs["y"].Lo, bs["y"].Hi}}
+	}
+	if *outcomeBound != "" && (cfg.Model.Model == "linear" || cfg.Model.Model == "poisson") {
+		bs, err := dataset.ParseBounds([]string{"y=" + *outcomeBound})
+		if err != nil {
+			return fmt.Errorf("--outcome-bound: %w", err)
 		}
+		cfg.Model.Outcome = "y"
+		cfg.Data.Bounds = map[string][2]float64{"y": {bs["y"].Lo, bs["y"].Hi}}
 	}
 	if (cfg.Algorithm == "dp-hmc" || cfg.Algorithm == "dp-mala") && dim < 1 {
 		return fmt.Errorf("--dim (the number of parameters) is required for %s", cfg.Algorithm)

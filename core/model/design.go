@@ -36,7 +36,7 @@ func RegressionDataOf(m Model) (RegressionData, bool) {
 		return RegressionData{}, false
 	}
 	rd.X, rd.Y, rd.N, rd.D = r.x, r.y, r.n, r.d
-	rd.Intercept = len(r.names) > 0 && r.names[0] == "intercept" && r.xiv[0] == Interval{1, 1}
+	rd.Intercept = r.hasIntercept()
 	rd.XRanges = append([]Interval(nil), r.xiv...)
 	rd.YRange = r.yiv
 	rd.Temper = r.f

@@ -176,6 +176,12 @@ func (m *regression) priorPrecision() []float64 {
 	return lam
 }
 
+// hasIntercept reports whether design column 0 is the constant 1 of an
+// intercept.
+func (m *regression) hasIntercept() bool {
+	return len(m.names) > 0 && m.names[0] == "intercept" && m.xiv[0] == Interval{1, 1}
+}
+
 // PriorSD is the prior standard deviation s of every coefficient.
 func (m *regression) PriorSD() float64 { return m.priorSD }
 
@@ -654,6 +660,29 @@ func (m *Poisson) GradLogLik(theta []float64, rows []int, grad []float64) {
 		row := m.row(i)
 		axpy(m.f*(m.y[i]-mathx.Exp(dot(row, th))), row, grad)
 	}
+}
+
+// ExpectedRowHessianTrace is F·X̄²·y⁺, a public bound on the posterior
+// expectation of the average row's log-likelihood Hessian trace,
+// (1/n)·E_π[Σ_i F·λ_i‖x̃_i‖²] ≤ F·X̄²·E_π[Σ_i λ_i]/n (X̄ the bound on ‖x̃‖
+// from the public column bounds, y⁺ the outcome's public upper bound).
+// No per-row bound exists (λ_i = e^{η_i} is unbounded in θ), but with an
+// intercept the posterior expectation of its score is zero (π vanishes at
+// infinity): F·Σ_i (y_i − E_π λ_i) − E_π[θ_0]/s² = 0, so
+// E_π Σ_i λ_i = Σ_i y_i − E_π[θ_0]/(F s²) ≤ n·y⁺ − E_π[θ_0]/(F s²). The
+// last term, the prior's pull on the intercept, is left out: it is below
+// 0.1 for a posterior intercept mean within two prior sds of 0 at the
+// scaled prior's s = 20 (0.2 at s = 10), against n·y⁺. By the Cramér–Rao
+// inequality for location families, Cov_π ≥ (E_π[−∇² log π])⁻¹, so the
+// mixing forecast's posterior-sd bounds (core/run/forecast.go) hold with
+// this expected trace as with a per-row one. 0 without an intercept (no
+// such identity) and +Inf for an unbounded outcome or predictor.
+func (m *Poisson) ExpectedRowHessianTrace() float64 {
+	if !m.hasIntercept() {
+		return 0
+	}
+	x := m.xNorm()
+	return m.f * x * x * max(m.yiv.Hi, 0)
 }
 
 // RowBounds implements Model; see the type's doc comment.

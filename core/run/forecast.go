@@ -3,6 +3,7 @@ package run
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/dpmcmc/dpmcmc/core/model"
@@ -305,9 +306,12 @@ type ForecastInputs struct {
 	RowHessian float64
 	// RowHessianTrace is a public bound on the trace of every row's
 	// log-likelihood Hessian, for models where it is known but RowHessian
-	// is not set (the Gaussian mean model: F·tr(Σ⁻¹)). It bounds the
-	// largest eigenvalue too, so the forecast's posterior-sd bounds hold
-	// with it (tr P ≤ n·t + d/s₀²); defaultStep does not use it.
+	// is not set (the Gaussian mean model: F·tr(Σ⁻¹); linear regression:
+	// F·X̄²/σ²), or on the posterior expectation of the average row's trace
+	// (Poisson regression: F·X̄²·y⁺, model.Poisson.ExpectedRowHessianTrace).
+	// It bounds the largest eigenvalue too, and the forecast's posterior-sd
+	// bounds hold with either (Cramér–Rao: Cov_π ≥ E_π[−∇² log π]⁻¹, and
+	// tr E_π[−∇² log π] ≤ n·t + d/s₀²); defaultStep does not use it.
 	RowHessianTrace float64
 	// MeanBounded: the gaussian or banana model with a public bound on
 	// every data column, which noise-aware can run (MeanStatisticBounded).
@@ -330,8 +334,10 @@ func (in ForecastInputs) hessianBound() float64 {
 // logistic, H = F·X̄²/4 from the model's per-row gradient bound over all θ
 // (RowBounds(nil).Lipschitz = F·X̄). Without one (MakePlan): the model named
 // in the config, and the clip r taken to be the default clip F·X̄ (the bound
-// for rows inside the public column bounds, with no parameter box).
-func modelForecastInputs(c *Config, m model.Model) ForecastInputs {
+// for rows inside the public column bounds, with no parameter box); linear
+// and Poisson from the noise sd or the outcome's bound and the d
+// coefficients.
+func modelForecastInputs(c *Config, m model.Model, d int) ForecastInputs {
 	if m != nil {
 		in := ForecastInputs{Model: m.Name(), MeanBounded: MeanStatisticBounded(c)}
 		if ps, ok := m.(interface{ PriorSD() float64 }); ok && isRegression(in.Model) {
@@ -342,6 +348,9 @@ func modelForecastInputs(c *Config, m model.Model) ForecastInputs {
 			PriorSD() float64
 		}); ok {
 			in.RowHessianTrace, in.PriorSD = g.RowHessianTrace(), g.PriorSD()
+		}
+		if g, ok := m.(interface{ ExpectedRowHessianTrace() float64 }); ok {
+			in.RowHessianTrace = g.ExpectedRowHessianTrace()
 		}
 		if in.Model == "logistic" {
 			f := 1.0
@@ -358,11 +367,24 @@ func modelForecastInputs(c *Config, m model.Model) ForecastInputs {
 	if isRegression(in.Model) {
 		in.PriorSD, _ = ModelPrior(c)
 	}
-	if in.Model == "logistic" && c.Settings.Clip > 0 {
-		f := c.Model.Temper
-		if f <= 0 {
-			f = 1
+	// The linear and Poisson bounds of a run's model (Linear.RowHessianTrace,
+	// Poisson.ExpectedRowHessianTrace) for predictors scaled to [−1, 1] with
+	// an intercept, X̄² = d, as in a private run.
+	f := c.Model.Temper
+	if f <= 0 {
+		f = 1
+	}
+	switch in.Model {
+	case "linear":
+		if sd, err := strconv.ParseFloat(c.Model.Options["noise-sd"], 64); err == nil && sd > 0 && d >= 1 {
+			in.RowHessianTrace = f * float64(d) / (sd * sd)
 		}
+	case "poisson":
+		if b, ok := c.Data.Bounds[c.Model.Outcome]; ok && c.Model.Outcome != "" && d >= 1 {
+			in.RowHessianTrace = f * float64(d) * max(b[1], 0)
+		}
+	}
+	if in.Model == "logistic" && c.Settings.Clip > 0 {
 		in.RowHessian = c.Settings.Clip * c.Settings.Clip / (4 * f)
 	}
 	return in
@@ -478,6 +500,8 @@ func epsilonToMix(p *Plan, scale float64) float64 {
 
 func fmtSDs(v float64) string {
 	switch {
+	case v < 0.1:
+		return fmt.Sprintf("%.2g", v) // 0.0036, not 0.0
 	case v < 10:
 		return fmt.Sprintf("%.1f", v)
 	case v < 100:

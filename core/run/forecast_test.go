@@ -595,6 +595,11 @@ func TestForecastLinear(t *testing.T) {
 	if widest := math.Sqrt((a + c + math.Sqrt((a-c)*(a-c)+4*b*b)) / 2); !(want <= widest) {
 		t.Errorf("bound %g above the exact widest sd %g", want, widest)
 	}
+	lc := &Config{Model: model.Spec{Model: "linear", Options: map[string]string{"noise-sd": "1"}}, Algorithm: "dp-penalty", Chains: 2,
+		Settings: Settings{Clip: prep.Plan.Settings.Clip}, Privacy: &Budget{Epsilon: 2, Delta: 1e-5}}
+	if p, err := MakePlan(lc, n, 2); err != nil || math.Abs(p.Forecast.WidestSDLower/f.WidestSDLower-1) > 1e-12 {
+		t.Errorf("plan without data: %v, widest sd bound %+v, want %g", err, p, f.WidestSDLower)
+	}
 	if rhat := runRhat(t, prep, 1); !(rhat > 1.1) {
 		t.Errorf("the forecast said no convergence, but R-hat of the slope is %.3f", rhat)
 	}
@@ -646,5 +651,83 @@ func TestNoiseAwareWideModels(t *testing.T) {
 	}
 	if alg, _ := Recommend("logistic", 2000, 64, true, false); alg != NoiseAware {
 		t.Errorf("Recommend at d = 64: %s", alg)
+	}
+}
+
+// Poisson regression has no per-row Hessian bound (λ = e^η is unbounded),
+// but with an intercept the posterior expectation of the average row's
+// Hessian trace is at most F·X̄²·y⁺ (model.Poisson.ExpectedRowHessianTrace):
+// the forecast bounds the widest sd with it, below the Laplace widest sd at
+// the mode, and says before the run that dp-penalty with a box-derived clip
+// cannot converge (R-hat confirms).
+func TestForecastPoisson(t *testing.T) {
+	const n, yMax = 2000, 30.0
+	rng := rand.New(rand.NewPCG(5, 8))
+	x, y := make([]float64, n), make([]float64, n)
+	for i := range n {
+		x[i] = rng.Float64()*6 - 3
+		lam, k, p := math.Exp(0.6+0.25*x[i]), 0.0, rng.Float64()
+		for q := math.Exp(-lam); p > q && k < yMax; { // Poisson by inversion
+			p -= q
+			k++
+			q *= lam / k
+		}
+		y[i] = min(k, yMax)
+	}
+	tab, err := dataset.FromColumns([]string{"x1", "y"}, [][]float64{x, y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &Config{Model: model.Spec{Model: "poisson", Outcome: "y"}, Algorithm: "dp-penalty",
+		Chains: 2, Seed: 3, Data: DataSpec{Bounds: map[string][2]float64{"x1": {-3, 3}, "y": {0, yMax}}},
+		Settings: Settings{Box: 3}, Privacy: &Budget{Epsilon: 2, Delta: 1e-5}}
+	prep, err := Prepare(cfg, tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := prep.Plan.Forecast
+	s0 := float64(model.DefaultScaledPriorSD)
+	want := 1 / math.Sqrt(n*2*yMax/2+1/(s0*s0)) // X̄² = 2 on the scaled space (intercept and x1)
+	if math.Abs(f.WidestSDLower/want-1) > 1e-9 || f.WillMix || !strings.Contains(f.Text, "they will not converge; use noise-aware") {
+		t.Fatalf("forecast %+v, want widest sd ≥ %g and no convergence", f, want)
+	}
+	// The Laplace approximation at the mode (Newton on the scaled design).
+	rd, _ := model.RegressionDataOf(prep.Model)
+	th := make([]float64, 2)
+	var h [2][2]float64
+	for range 50 {
+		g := [2]float64{-th[0] / (s0 * s0), -th[1] / (s0 * s0)}
+		h = [2][2]float64{{1 / (s0 * s0), 0}, {0, 1 / (s0 * s0)}}
+		for i := range n {
+			r := rd.X[2*i : 2*i+2]
+			lam := math.Exp(r[0]*th[0] + r[1]*th[1])
+			for a := range 2 {
+				g[a] += (rd.Y[i] - lam) * r[a]
+				for b := range 2 {
+					h[a][b] += lam * r[a] * r[b]
+				}
+			}
+		}
+		det := h[0][0]*h[1][1] - h[0][1]*h[0][1]
+		th[0] += (h[1][1]*g[0] - h[0][1]*g[1]) / det
+		th[1] += (h[0][0]*g[1] - h[0][1]*g[0]) / det
+	}
+	// The widest sd is 1/√(the precision's smallest eigenvalue).
+	a, b, c := h[0][0], h[0][1], h[1][1]
+	if widest := 1 / math.Sqrt((a+c-math.Sqrt((a-c)*(a-c)+4*b*b))/2); !(want <= widest) {
+		t.Errorf("bound %g above the Laplace widest sd %g", want, widest)
+	} else {
+		t.Logf("widest sd ≥ %.4g (bound), %.4g (Laplace at the mode %.3f, %.3f); travel %.2g sds", want, widest, th[0], th[1], f.SDsPerChain)
+	}
+	// A plan without data (dpmcmc plan --outcome-bound 0:30 --dim 2) gives
+	// the same bound.
+	pc := &Config{Model: model.Spec{Model: "poisson", Outcome: "y"}, Algorithm: "dp-penalty", Chains: 2,
+		Data: DataSpec{Bounds: map[string][2]float64{"y": {0, yMax}}}, Settings: Settings{Clip: prep.Plan.Settings.Clip},
+		Privacy: &Budget{Epsilon: 2, Delta: 1e-5}}
+	if p, err := MakePlan(pc, n, 2); err != nil || p.Forecast.WidestSDLower != f.WidestSDLower {
+		t.Errorf("plan without data: %v, widest sd bound %+v, want %g", err, p, f.WidestSDLower)
+	}
+	if rhat := runRhat(t, prep, 1); !(rhat > 1.1) {
+		t.Errorf("the forecast said no convergence, but R-hat of the slope is %.3f", rhat)
 	}
 }

@@ -219,7 +219,7 @@ func resolvePlan(cfg *Config, m model.Model, n, d int) (*Config, *Plan, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	fin := modelForecastInputs(&c, m)
+	fin := modelForecastInputs(&c, m, d)
 	fin.WidestSD = bananaWidestSD(&c, m, n)
 	if stepFree {
 		if h := defaultStep(c.Algorithm, *s, n, d, fin); h > 0 {
