@@ -447,16 +447,28 @@ func result(cfg *run.Config, names []string, chains []chainData) (*run.Result, e
 			Dim:        d,
 			Warmup:     ch.Positions[:w*d],
 			Draws:      ch.Positions[w*d:],
-			Iterations: ch.Iterations,
+			Iterations: ch.charged(d),
 		})
 	}
 	return res, nil
 }
 
-func iterations(chains []chainData) []int {
+// charged is the iterations the privacy report charges for the chain: the
+// count the page gives, but never fewer than the positions it holds (d per
+// iteration). A chain whose worker failed after posting draws must not be
+// charged less than the draws that are exported from it.
+func (ch chainData) charged(d int) int {
+	if d <= 0 {
+		return ch.Iterations
+	}
+	return max(ch.Iterations, len(ch.Positions)/d)
+}
+
+// iterations is every chain's charged iterations (d parameters).
+func iterations(chains []chainData, d int) []int {
 	its := make([]int, len(chains))
 	for i, c := range chains {
-		its[i] = c.Iterations
+		its[i] = c.charged(d)
 	}
 	return its
 }
@@ -493,7 +505,7 @@ func exportStan(cfg *run.Config, names []string, chains []chainData, c, n int, c
 		Config: cfg,
 	}
 	if run.IsPrivate(cfg.Algorithm) {
-		rep, err := newReport(cfg, n, len(names), iterations(chains), cancelled)
+		rep, err := newReport(cfg, n, len(names), iterations(chains, len(names)), cancelled)
 		if err != nil {
 			return "", err
 		}

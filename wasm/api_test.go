@@ -544,11 +544,11 @@ func TestAbortedChainResults(t *testing.T) {
 	if err := json.Unmarshal([]byte(v.ReportJSON), &rep); err != nil {
 		t.Fatal(err)
 	}
-	want, err := newReport(cfg, 2000, len(info.Names), iterations(chains), true)
+	want, err := newReport(cfg, 2000, len(info.Names), iterations(chains, len(info.Names)), true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(rep.Iterations, iterations(chains)) || rep.Epsilon != want.Epsilon || !(rep.Epsilon > 0) || !rep.Cancelled ||
+	if !slices.Equal(rep.Iterations, iterations(chains, len(info.Names))) || rep.Epsilon != want.Epsilon || !(rep.Epsilon > 0) || !rep.Cancelled ||
 		rep.Aborted != fmt.Sprintf("dp-sgld chain 1, at iteration %d of 300, step 1e+06", abort.Iteration) ||
 		!strings.HasPrefix(rep.Statement, "This dp-sgld run stopped before its end") || v.Statement != rep.Statement {
 		t.Fatalf("report: iterations %v, ε %v (want %v), aborted %q, statement %q", rep.Iterations, rep.Epsilon, want.Epsilon, rep.Aborted, rep.Statement)
@@ -566,5 +566,53 @@ func TestAlgorithmsWarmupNote(t *testing.T) {
 		if a.Name == run.NoiseAware && !strings.Contains(a.WarmupNote, "iid") {
 			t.Errorf("noise-aware: warmup note %q", a.WarmupNote)
 		}
+	}
+}
+
+// A chain whose worker fails after posting draws (the page's 'error' path)
+// must be charged at least the iterations behind the draws it holds: the
+// page charges its planned iterations, and the engine never fewer than its
+// stored positions (found by a review: the report charged 0 for such a chain
+// while its draws were exported).
+func TestReportChargesEveryStoredDraw(t *testing.T) {
+	const cfgJSON = `{"model":{"model":"logistic","outcome":"event","predictors":["age10","smoker"]},
+"data":{"bounds":{"age10":[-4.2,3],"smoker":[0,1],"event":[0,1]}},
+"algorithm":"dp-penalty","chains":2,"warmup":50,"draws":50,"seed":7,"privacy":{"epsilon":2,"delta":1e-5}}`
+	data := demoCSV(t)
+	var chains []chainData
+	var info chainInfo
+	for c := range 2 {
+		ch, in, err := newChainWithKey(bytesSource(data), cfgJSON, c, rng.NewKey(), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		info = in
+		pos := ch.Advance(ch.Total())
+		chains = append(chains, chainData{Positions: append([]float64(nil), pos...), Iterations: ch.Done()})
+	}
+	cfg, err := run.ParseConfig(info.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Chain 2 failed after posting 80 of its 100 iterations, and the page
+	// said it ran none.
+	chains[1].Positions = chains[1].Positions[:80*len(info.Names)]
+	chains[1].Iterations = 0
+	v, err := results(cfg, info.Names, chains, runInfo{Rows: 2000, Cancelled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Epsilon float64 `json:"epsilon_spent"`
+	}
+	if err := json.Unmarshal([]byte(v.ReportJSON), &got); err != nil {
+		t.Fatal(err)
+	}
+	want, err := newReport(cfg, 2000, len(info.Names), []int{100, 80}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Epsilon != want.Epsilon || v.Draws == 0 {
+		t.Errorf("report ε %v with %d draws exported per chain, want %v (100 + 80 iterations charged)", got.Epsilon, v.Draws, want.Epsilon)
 	}
 }

@@ -92,7 +92,7 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 	}
 	v := &resultsView{Private: run.IsPrivate(cfg.Algorithm)}
 	if v.Private {
-		rep, err := newReport(cfg, info.Rows, len(names), iterations(chains), info.Cancelled || info.Aborted != nil)
+		rep, err := newReport(cfg, info.Rows, len(names), iterations(chains, len(names)), info.Cancelled || info.Aborted != nil)
 		if err == nil && info.Aborted != nil {
 			rep.MarkAborted(info.Aborted.err())
 		}

@@ -826,7 +826,12 @@ export class App {
         if (run.chains.every((c) => c.ended)) this.finish(run);
         break;
       case 'error':
+        // A chain that started may have run beyond its last report before
+        // it failed: as for a crashed worker, the report charges every
+        // planned iteration of it (the engine also never charges fewer than
+        // the draws it holds).
         ch.ended = true;
+        ch.iterations = Math.max(ch.iterations, ch.total ?? 0, ch.n);
         run.failed = msg.error?.message ?? 'unknown error';
         this.endUnstarted(run);
         this.pool.cancel(run.id);
