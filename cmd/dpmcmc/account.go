@@ -205,7 +205,7 @@ func accountSubsampled(args []string, stderr io.Writer) (map[string]any, error) 
 	q := fs.Float64("rate", 0, "sampling rate q in (0, 1] (batch/n for fixed-size batches)")
 	k := fs.Int("count", 0, "number of steps K ≥ 1")
 	samp := fs.String("sampling", "", "poisson or without-replacement (required)")
-	rel := fs.String("relation", "", "add-remove (default for poisson) or replace (default and required for without-replacement)")
+	rel := fs.String("relation", "", "add-remove (default for poisson) or replace (default and required for without-replacement; every sampling run, Poisson batches included, is accounted under replace: give it to size a run's budget)")
 	method := fs.String("method", "", "pld or rdp (default: the smaller of the two; rdp alone if pld fails)")
 	var t acctTarget
 	t.register(fs)
