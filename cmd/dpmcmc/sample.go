@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	cryptorand "crypto/rand"
+	"encoding/binary"
 	"encoding/csv"
 	"errors"
 	"flag"
@@ -66,7 +68,7 @@ func (f *sampleFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.Chains, "chains", 4, "number of chains")
 	fs.IntVar(&c.Warmup, "warmup", 1000, "warmup iterations per chain (a private run plans its own from the budget unless this is given; exact, whose draws are independent, runs none unless this is given)")
 	fs.IntVar(&c.Draws, "draws", 2000, "draws per chain after warmup (a private run plans its own from the budget unless this is given)")
-	fs.Uint64Var(&c.Seed, "seed", 0, "seed of the public randomness (inits, proposals); 0 picks one")
+	fs.Uint64Var(&c.Seed, "seed", 0, "seed of the public randomness (inits, proposals); 0 picks a random one. It is exported with the config (it is public)")
 	fs.Float64Var(&c.Settings.Step, "step", 0, "proposal sd per coordinate (MH-type) or leapfrog/Langevin step (gradient kernels)")
 	fs.IntVar(&c.Settings.Leapfrog, "leapfrog", 0, "leapfrog steps per HMC iteration (default 10)")
 	fs.BoolVar(&c.Settings.NoAdapt, "no-adapt", false, "do not adapt the step during warmup")
@@ -189,7 +191,10 @@ func (f *sampleFlags) buildConfig(fs *flag.FlagSet) (*run.Config, error) {
 		cfg.Data.Delimiter = "\t"
 	}
 	if cfg.Seed == 0 {
-		cfg.Seed = uint64(time.Now().UnixNano())
+		// A random public seed, as the page's: it is exported with the
+		// config (DESIGN rule 4: it drives only public randomness), so it
+		// must not be the run's start time.
+		cfg.Seed = randomSeed()
 	}
 	// auto with a budget resolves to a private algorithm (run.Recommend).
 	privateAlg := run.IsPrivate(cfg.Algorithm) || (cfg.Algorithm == run.Auto && private)
@@ -852,4 +857,12 @@ func interruptContext(stderr io.Writer) (context.Context, func()) {
 		signal.Stop(sig)
 		cancel()
 	}
+}
+
+// randomSeed is a public seed from the system's random source, in
+// [1, 2³¹ − 1] like the page's (never 0, which means "not given").
+func randomSeed() uint64 {
+	var b [8]byte
+	_, _ = cryptorand.Read(b[:]) // never fails on supported platforms (Go 1.24+)
+	return 1 + binary.LittleEndian.Uint64(b[:])%2147483647
 }
