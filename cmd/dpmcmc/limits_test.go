@@ -43,7 +43,7 @@ func TestImpossibleSettingsRefused(t *testing.T) {
 		{"batch negative", append(clone(priv[:len(priv)-1]), "dp-barker", "--batch", "-1", "--epsilon", "1", "--delta", "1e-5"), "batch and batch-cap must be ≥ 1", 1},
 		{"flag not a number", append(clone(priv), "--epsilon", "one"), "invalid value", 0},
 		{"draws negative (private)", append(clone(priv[:len(priv)-1]), "noise-aware", "--draws", "-5", "--epsilon", "1", "--delta", "1e-5"), "draws must be ≥ 0", 1},
-		{"draws too many to hold", append(clone(priv[:len(priv)-1]), "noise-aware", "--draws", "1000000000", "--epsilon", "1", "--delta", "1e-5"), "= 3e+09 numbers, 24 GB of memory; at most 268435456 (2.15 GB) per chain", 0},
+		{"draws too many to hold", append(clone(priv[:len(priv)-1]), "noise-aware", "--draws", "1000000000", "--epsilon", "1", "--delta", "1e-5"), "4 chains × (0 warmup + 1000000000 draws) × 3 parameters = 1.2e+10 numbers, 96 GB of memory; at most 268435456 (2.15 GB) per run", 0},
 		{"out is the data", append(clone(priv[:len(priv)-1]), "noise-aware", "--out", data, "--epsilon", "1", "--delta", "1e-5"), "is the data file: writing it would overwrite the data", 1},
 		{"report is the out", append(clone(priv), "--report", out, "--epsilon", "1", "--delta", "1e-5"), "--report " + out + " is also the output of --out", 1},
 		{"report is the data", append(clone(priv), "--report", data, "--epsilon", "1", "--delta", "1e-5"), "--report " + data + " is the data file", 1},
@@ -67,6 +67,14 @@ func TestImpossibleSettingsRefused(t *testing.T) {
 		{"plan epsilon zero", []string{"plan", "--algorithm", "dp-penalty", "--n", "100", "--epsilon", "0", "--delta", "1e-5"}, "epsilon must be a finite number > 0", 1},
 		{"plan delta one", []string{"plan", "--algorithm", "dp-penalty", "--n", "100", "--epsilon", "1", "--delta", "1"}, "delta must be in (0, 1)", 1},
 		{"plan chains zero", []string{"plan", "--algorithm", "dp-penalty", "--n", "100", "--epsilon", "1", "--delta", "1e-5", "--chains", "0"}, "chains must be at least 1", 1},
+		// A setting the sampler does not read, NaN: refused before the
+		// budget is spent (it used to fail when the export wrote it).
+		{"lambda NaN", append(clone(priv), "--lambda", "NaN", "--format", "stan", "--epsilon", "1", "--delta", "1e-5"), "lambda must be a finite number > 0 (got NaN)", 1},
+		{"chi infinite", append(clone(priv), "--chi", "Inf", "--epsilon", "1", "--delta", "1e-5"), "chi must be a finite number > 0 (got +Inf)", 1},
+		{"box infinite", append(clone(priv), "--box", "Inf", "--epsilon", "1", "--delta", "1e-5"), "box must be a finite number > 0 (got +Inf)", 1},
+		{"target-accept 1", append(clone(priv), "--target-accept", "1", "--epsilon", "1", "--delta", "1e-5"), "target-accept must be in (0, 1) (got 1)", 1},
+		{"ops inner iterations too many", append(clone(priv[:len(priv)-1]), "ops", "--box", "10", "--inner-iterations", "100000000", "--epsilon", "1", "--delta", "1e-5"), "inner-iterations must be between 1 and 1000000 (got 100000000)", 1},
+		{"chains × draws too many to hold", append(clone(priv[:len(priv)-1]), "noise-aware", "--chains", "64", "--draws", "1500000", "--epsilon", "1", "--delta", "1e-5"), "at most 268435456 (2.15 GB) per run", 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, tc.args...)
@@ -177,5 +185,44 @@ func TestAutoChoiceNamedInRefusal(t *testing.T) {
 		"--bound", "age=18:90", "--epsilon", "1", "--delta", "1e-5", "--quiet", "--out", filepath.Join(dir, "o.csv"))
 	if code == 0 || !strings.Contains(stderr, "--algorithm auto chose dp-penalty (") || !strings.Contains(stderr, "a parameter --box") {
 		t.Errorf("exit %d: %q", code, stderr)
+	}
+}
+
+// A file of 300,000 columns (3.5 MB) crashed the loader, which sized its
+// first chunk by rows (16,384 × 300,000 values), and looking up the named
+// columns was quadratic in the columns; a gaussian model of thousands of
+// columns inverted a dense d × d covariance. Each is now refused or read
+// at once with the reason.
+func TestWideFiles(t *testing.T) {
+	dir := t.TempDir()
+	wide := filepath.Join(dir, "wide.csv")
+	var b strings.Builder
+	const cols = 300000
+	for j := range cols {
+		if j > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "c%d", j)
+	}
+	b.WriteString("\n1" + strings.Repeat(",1", cols-1) + "\n0" + strings.Repeat(",2", cols-1) + "\n")
+	if err := os.WriteFile(wide, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "o.csv")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"every column a predictor", []string{"--model", "logistic", "--outcome", "c0", "--algorithm", "hmc"}, "× 300000 parameters = 3.6e+09 numbers"},
+		{"a missing column", []string{"--model", "logistic", "--outcome", "c0", "--predictors", "zz", "--algorithm", "hmc"}, `column "zz": not found in the header`},
+		{"gaussian", []string{"--model", "gaussian", "--algorithm", "hmc"}, "model gaussian reads 300000 columns; at most 1000"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, append([]string{"sample", "--data", wide, "--out", out, "--quiet"}, tc.args...)...)
+			if code == 0 || !strings.Contains(stderr, tc.want) || len(stderr) > 2000 {
+				t.Errorf("exit %d, stderr (%d bytes) %.500q lacks %q", code, len(stderr), stderr, tc.want)
+			}
+		})
 	}
 }

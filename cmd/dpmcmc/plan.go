@@ -39,7 +39,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.Draws, "draws", 0, "draws per chain after warmup")
 	s := &cfg.Settings
 	fs.Float64Var(&s.Tau, "tau", 0, "noise scale τ (given: the iterations are planned)")
-	fs.Float64Var(&s.TauGrad, "tau-grad", 0, "DP-HMC gradient noise scale τ_g")
+	fs.Float64Var(&s.TauGrad, "tau-grad", 0, "DP-HMC gradient noise scale τ_g (default: 5.5·τ; τ = τ_g/5.5 when only this is given)")
 	fs.IntVar(&s.Leapfrog, "leapfrog", 0, "DP-HMC leapfrog steps L (default 10)")
 	fs.Float64Var(&s.Step, "step", 0, "DP-MALA proposal step σ_p (its cost depends on it)")
 	fs.Float64Var(&s.Clip, "clip", 0, "log-likelihood-ratio clip R (does not change the plan of dp-penalty and dp-hmc; dp-barker: the factor of √b/N₀, default 0.99; dp-barker-full: the per-row clip, calibrated to the budget when unset)")

@@ -83,7 +83,7 @@ func (f *sampleFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&c.Settings.Clip, "clip", 0, "clip each row's log-likelihood ratio to ±R·‖θ'−θ‖ (default: the public bound implied by the column bounds; dp-barker: the factor of √b/N₀, default 0.99; dp-barker-full: ±R itself, default calibrated to the budget)")
 	fs.Float64Var(&c.Settings.GradClip, "grad-clip", 0, "clip each row's gradient to L2 norm G (default: the public bound implied by the column bounds)")
 	fs.Float64Var(&c.Settings.Tau, "tau", 0, "noise scale τ (default: calibrated so the planned iterations fit the budget)")
-	fs.Float64Var(&c.Settings.TauGrad, "tau-grad", 0, "DP-HMC gradient noise scale τ_g (default: 5.5·τ)")
+	fs.Float64Var(&c.Settings.TauGrad, "tau-grad", 0, "DP-HMC gradient noise scale τ_g (default: 5.5·τ; τ = τ_g/5.5 when only this is given)")
 	fs.BoolVar(&c.Settings.OCU, "ocu", false, "dp-penalty: change one coordinate per proposal")
 	fs.BoolVar(&c.Settings.GRW, "grw", false, "dp-penalty: guided random walk (implies --ocu)")
 	fs.Float64Var(&c.Settings.MALAScale, "mala-a", 0, "dp-mala: proposal variance factor a (default 1)")

@@ -34,6 +34,9 @@ func Chunks(src io.Reader, opts Options, chunkRows int, fn func(Chunk) error) (*
 	return chunks(src, opts, chunkRows, fn, tuning{})
 }
 
+// maxChunkValues caps a chunk's buffer (8 MiB of float64).
+const maxChunkValues = 1 << 20
+
 func chunks(src io.Reader, opts Options, chunkRows int, fn func(Chunk) error, tu tuning) (*LoadReport, error) {
 	chunkRows = max(chunkRows, 1)
 	size, known := knownSize(src)
@@ -43,6 +46,10 @@ func chunks(src io.Reader, opts Options, chunkRows int, fn func(Chunk) error, tu
 	}
 	w := len(rd.names)
 	headerEnd := rd.consumed()
+	// A wide file gets shorter chunks: the buffer is sized by values, not
+	// rows (a 3.5 MB header of 300,000 columns asked for 16,384 × 300,000
+	// values up front).
+	chunkRows = max(1, min(chunkRows, maxChunkValues/max(w, 1)))
 	buf := make([]float64, chunkRows*w)
 	t := &Table{Names: rd.names, Bounds: make([]*Bound, w), fileCols: rd.fileCol}
 	start, est := 0, 0

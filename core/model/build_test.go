@@ -35,6 +35,7 @@ func TestBuildErrors(t *testing.T) {
 		{"unknown option", Spec{Model: "logistic", Outcome: "y", Options: map[string]string{"noise-sd": "2"}}, smallTable, ErrUnknownOption, []string{`"noise-sd"`, "prior-sd", "temper"}},
 		{"bad option value", Spec{Model: "linear", Outcome: "y", Options: map[string]string{"noise-sd": "abc"}}, smallTable, ErrBadOption, []string{"noise-sd", `"abc"`}},
 		{"negative sd", Spec{Model: "linear", Outcome: "y", Options: map[string]string{"noise-sd": "-1"}}, smallTable, ErrBadOption, []string{"noise-sd"}},
+		{"banana curvature overflows", Spec{Model: "banana", Options: map[string]string{"a": "1e308"}}, smallTable, ErrBadOption, []string{"a=1e+308", "between -1e100 and 1e100"}},
 		{"temper > 1", Spec{Model: "logistic", Outcome: "y", Temper: 1.5}, smallTable, ErrBadOption, []string{"temper"}},
 		{"temper option 0", Spec{Model: "gmm", Predictors: []string{"dose"}, Options: map[string]string{"temper": "0"}}, smallTable, ErrBadOption, []string{"temper"}},
 		{"temper conflict", Spec{Model: "logistic", Outcome: "y", Temper: 0.5, Options: map[string]string{"temper": "0.4"}}, smallTable, ErrBadOption, []string{"conflicts"}},

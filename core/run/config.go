@@ -221,6 +221,10 @@ func LinearNoiseSD(c *Config) (sd string, given, linear bool) {
 	return sd, given, strings.EqualFold(strings.TrimSpace(c.Model.Model), "linear")
 }
 
+// MaxInnerIterations is the most MH steps ops runs behind each released
+// draw (the default is 1000; 10⁶ took about 9 s per draw on 50 rows).
+const MaxInnerIterations = 1_000_000
+
 // MaxLeapfrog is the most leapfrog steps per HMC iteration a run accepts
 // (Stan's default tree depth 10 allows 1023).
 const MaxLeapfrog = 1024
@@ -342,8 +346,11 @@ func (c *Config) Validate() error {
 	if s.Leapfrog < 0 || s.Leapfrog > MaxLeapfrog {
 		add("leapfrog must be between 1 and %d (got %d): every iteration computes that many gradients", MaxLeapfrog, s.Leapfrog)
 	}
-	if s.Box < 0 || math.IsNaN(s.Box) {
-		add("box must be > 0 (got %v)", s.Box)
+	if s.Box < 0 || math.IsNaN(s.Box) || math.IsInf(s.Box, 0) {
+		add("box must be a finite number > 0 (got %v)", s.Box)
+	}
+	if !(s.TargetAccept >= 0 && s.TargetAccept < 1) {
+		add("target-accept must be in (0, 1) (got %v)", s.TargetAccept)
 	}
 	for _, v := range []struct {
 		name string
@@ -364,7 +371,7 @@ func (c *Config) Validate() error {
 	for _, v := range []struct {
 		name string
 		x    float64
-	}{{"barker-c", s.BarkerC}, {"step-epsilon", s.StepEpsilon}, {"noise-multiplier", s.NoiseMultiplier}, {"friction", s.Friction}} {
+	}{{"barker-c", s.BarkerC}, {"step-epsilon", s.StepEpsilon}, {"noise-multiplier", s.NoiseMultiplier}, {"friction", s.Friction}, {"lambda", s.Lambda}, {"chi", s.Chi}} {
 		if v.x < 0 || math.IsNaN(v.x) || math.IsInf(v.x, 0) {
 			add("%s must be a finite number > 0 (got %v)", v.name, v.x)
 		}
@@ -375,8 +382,8 @@ func (c *Config) Validate() error {
 	if !(s.OPSShare >= 0 && s.OPSShare < 1) {
 		add("ops-share must be in (0, 1) (got %v)", s.OPSShare)
 	}
-	if s.InnerIterations < 0 {
-		add("inner-iterations must be ≥ 1 (got %d)", s.InnerIterations)
+	if s.InnerIterations < 0 || s.InnerIterations > MaxInnerIterations {
+		add("inner-iterations must be between 1 and %d (got %d): every released draw runs that many MH steps", MaxInnerIterations, s.InnerIterations)
 	}
 	if b := c.Privacy; b != nil {
 		if !(b.Epsilon > 0) || math.IsInf(b.Epsilon, 0) {
@@ -456,6 +463,12 @@ func ParseConfig(b []byte) (*Config, error) {
 		for _, col := range slices.Sorted(maps.Keys(raw.Data.Bounds)) {
 			if n := len(raw.Data.Bounds[col]); n != 2 {
 				return nil, fmt.Errorf("run config: the bound of column %q must be two numbers [lo, hi] (got %d)", col, n)
+			}
+			for k, v := range raw.Data.Bounds[col] {
+				// null decodes to 0: a bound nobody wrote.
+				if string(bytes.TrimSpace(v)) == "null" {
+					return nil, fmt.Errorf("run config: data.bounds.%s[%d] must be a number (got null)", col, k)
+				}
 			}
 		}
 	}

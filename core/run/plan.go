@@ -293,11 +293,19 @@ func planGaussian(c *Config, p *Plan, n, d int) error {
 	b := c.Privacy
 	s := &c.Settings
 	rel := b.Relation
-	noiseGiven := s.Tau > 0 && (c.Algorithm != "dp-hmc" || s.TauGrad > 0)
-	itersGiven := c.Draws > 0
-	if c.Algorithm == "dp-hmc" && (s.Tau > 0) != (s.TauGrad > 0) && itersGiven {
-		return errors.New("dp-hmc: give both --tau and --tau-grad, or neither (they are then calibrated to the budget)")
+	if c.Algorithm == "dp-hmc" {
+		// One of the two noise scales given: the other at the documented
+		// ratio τ_g = 5.5·τ (before, a lone --tau was silently replaced by
+		// the calibrated one).
+		switch {
+		case s.Tau > 0 && s.TauGrad == 0:
+			s.TauGrad = hmcTauRatio * s.Tau
+		case s.TauGrad > 0 && s.Tau == 0:
+			s.Tau = s.TauGrad / hmcTauRatio
+		}
 	}
+	noiseGiven := s.Tau > 0
+	itersGiven := c.Draws > 0
 	if c.Algorithm == "dp-mala" && s.GradClip == 0 {
 		return errors.New("dp-mala: the plan needs --grad-clip (the proposal's privacy cost depends on it)")
 	}

@@ -192,6 +192,35 @@ func TestParseConfigBoundIsAPair(t *testing.T) {
 	}
 }
 
+// null in a bound decodes to 0 in Go: refused, not run with a bound nobody
+// wrote (a review's {"x": [null, 10]} ran as 0:10).
+func TestParseConfigBoundNull(t *testing.T) {
+	for _, b := range []string{`[null, 10]`, `[0, null]`} {
+		_, err := ParseConfig([]byte(`{"data": {"bounds": {"x": ` + b + `}}}`))
+		if err == nil || !strings.Contains(err.Error(), "data.bounds.x[") || !strings.Contains(err.Error(), "must be a number (got null)") {
+			t.Errorf("%s: %v", b, err)
+		}
+	}
+}
+
+// DP-HMC with only one of its two noise scales given plans with the other
+// at the documented ratio τ_g = 5.5·τ (a lone --tau used to be replaced by
+// the calibrated noise without a word).
+func TestPlanHMCOneNoiseScale(t *testing.T) {
+	for _, s := range []Settings{{Tau: 3}, {TauGrad: 16.5}} {
+		s.Clip, s.GradClip = 1, 1
+		cfg := &Config{Model: model.Spec{Model: "banana"}, Algorithm: "dp-hmc", Chains: 2, Settings: s,
+			Privacy: &Budget{Epsilon: 1, Delta: 1e-6}}
+		p, err := MakePlan(cfg, 5000, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Settings.Tau != 3 || p.Settings.TauGrad != 16.5 || p.Epsilon > 1 || p.Draws < 1 {
+			t.Errorf("given %+v: planned τ = %v, τ_g = %v, ε = %v, draws %d; want τ = 3, τ_g = 16.5", s, p.Settings.Tau, p.Settings.TauGrad, p.Epsilon, p.Draws)
+		}
+	}
+}
+
 // A config file saved with a byte-order mark reads like one without.
 func TestParseConfigByteOrderMark(t *testing.T) {
 	c, err := ParseConfig([]byte("\xef\xbb\xbf{\"chains\": 3}"))

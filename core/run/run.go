@@ -107,11 +107,12 @@ func prepareModel(cfg *Config, m model.Model, names []string, clipped dataset.Cl
 	return &Prepared{Config: resolved, Model: m, Plan: plan, Clipped: clipped}, nil
 }
 
-// MaxStoredValues bounds the numbers one chain holds in memory: (warmup +
-// draws) × parameters, 8 bytes each (2 GiB; the page runs each chain in its
-// own worker). A run asking for more is refused before it touches the
+// MaxStoredValues bounds the numbers a run holds in memory: chains ×
+// (warmup + draws) × parameters, 8 bytes each (2 GiB; the command-line
+// tool holds every chain in one process, and the page collects them all in
+// its main thread). A run asking for more is refused before it touches the
 // data, rather than dying of an out-of-memory crash after a private
-// release.
+// release. (It was per chain: 64 chains could ask for 137 GB.)
 const MaxStoredValues = 1 << 28
 
 // MaxDataValues is the most values (rows × used columns) a run loads: 2 GB
@@ -120,15 +121,16 @@ const MaxStoredValues = 1 << 28
 // limit was reached instead of exhausting memory.
 const MaxDataValues = 1 << 28
 
-// checkStorage refuses a resolved config whose chains would each hold more
-// than MaxStoredValues numbers.
+// checkStorage refuses a resolved config whose chains would together hold
+// more than MaxStoredValues numbers.
 func checkStorage(c *Config, dim int) error {
-	per := (float64(c.Warmup) + float64(c.Draws)) * float64(max(dim, 1))
-	if per <= MaxStoredValues {
+	chains := max(c.Chains, 1)
+	all := float64(chains) * (float64(c.Warmup) + float64(c.Draws)) * float64(max(dim, 1))
+	if all <= MaxStoredValues {
 		return nil
 	}
-	return fmt.Errorf("draws: each chain would hold (%d warmup + %d draws) × %d parameters = %.3g numbers, %.3g GB of memory; at most %d (%.3g GB) per chain: lower the draws or the warmup",
-		c.Warmup, c.Draws, dim, per, per*8/1e9, MaxStoredValues, float64(MaxStoredValues)*8/1e9)
+	return fmt.Errorf("draws: the run would hold %s × (%d warmup + %d draws) × %d parameters = %.3g numbers, %.3g GB of memory; at most %d (%.3g GB) per run: lower the draws, the warmup or the chains",
+		chainsWord(chains), c.Warmup, c.Draws, dim, all, all*8/1e9, MaxStoredValues, float64(MaxStoredValues)*8/1e9)
 }
 
 // checkPublicBounds refuses a private run on a regression model unless every
