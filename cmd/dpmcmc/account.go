@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -55,6 +57,13 @@ func runAccount(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// JSON has no Inf or NaN: name the value instead of failing in the
+	// encoder ("json: unsupported value: +Inf").
+	for _, k := range slices.Sorted(maps.Keys(out)) {
+		if v, ok := out[k].(float64); ok && (math.IsInf(v, 0) || math.IsNaN(v)) {
+			return fmt.Errorf("%s = %v: these inputs give no finite bound (e.g. a per-step ε so large that its composition overflows)", k, v)
+		}
+	}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
@@ -63,16 +72,25 @@ func runAccount(args []string, stdout, stderr io.Writer) error {
 // acctTarget holds the mutually exclusive --delta / --epsilon flags.
 type acctTarget struct {
 	delta, epsilon float64
+	// hasD, hasE: the flag was given (a NaN value included, which is then
+	// refused as a value rather than taken for a missing flag).
+	hasD, hasE bool
 }
 
 func (t *acctTarget) register(fs *flag.FlagSet) {
 	t.delta, t.epsilon = math.NaN(), math.NaN()
-	fs.Func("delta", "target δ in (0, 1): report ε (give --delta or --epsilon)", floatInto(&t.delta))
-	fs.Func("epsilon", "target ε ≥ 0: report δ (give --delta or --epsilon)", floatInto(&t.epsilon))
+	fs.Func("delta", "target δ in (0, 1): report ε (give --delta or --epsilon)", func(v string) error {
+		t.hasD = true
+		return floatInto(&t.delta)(v)
+	})
+	fs.Func("epsilon", "target ε ≥ 0: report δ (give --delta or --epsilon)", func(v string) error {
+		t.hasE = true
+		return floatInto(&t.epsilon)(v)
+	})
 }
 
 func (t *acctTarget) check() error {
-	hasD, hasE := !math.IsNaN(t.delta), !math.IsNaN(t.epsilon)
+	hasD, hasE := t.hasD, t.hasE
 	switch {
 	case hasD == hasE:
 		return errors.New("give exactly one of --delta and --epsilon")

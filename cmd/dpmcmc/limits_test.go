@@ -69,6 +69,17 @@ func TestImpossibleSettingsRefused(t *testing.T) {
 		{"plan chains zero", []string{"plan", "--algorithm", "dp-penalty", "--n", "100", "--epsilon", "1", "--delta", "1e-5", "--chains", "0"}, "chains must be at least 1", 1},
 		// A setting the sampler does not read, NaN: refused before the
 		// budget is spent (it used to fail when the export wrote it).
+		// 0 stands for "default" in the config; typed, it is refused.
+		{"prior sd zero", append(clone(priv), "--prior-sd", "0", "--epsilon", "1", "--delta", "1e-5"), "--prior-sd 0: give a value > 0, or leave the flag out for its default", 1},
+		{"leapfrog zero", append(clone(priv[:len(priv)-1]), "dp-hmc", "--leapfrog", "0", "--epsilon", "1", "--delta", "1e-5"), "--leapfrog 0: give a value > 0", 1},
+		{"plan prior sd NaN", []string{"plan", "--algorithm", "dp-penalty", "--n", "100", "--epsilon", "1", "--delta", "1e-5", "--prior-sd", "NaN"}, "--prior-sd must be a number between 1e-100 and 1e100 (got NaN)", 1},
+		{"plan unknown model", []string{"plan", "--algorithm", "dp-penalty", "--n", "100", "--epsilon", "1", "--delta", "1e-5", "--model", "foo"}, `--model: unknown model "foo"`, 1},
+		{"plan unknown scale", []string{"plan", "--algorithm", "dp-penalty", "--n", "100", "--epsilon", "1", "--delta", "1e-5", "--scale", "foo"}, `--scale must be bounds, auto or none (got "foo")`, 1},
+		{"plan dim negative", []string{"plan", "--algorithm", "dp-penalty", "--n", "100", "--epsilon", "1", "--delta", "1e-5", "--dim", "-1"}, "--dim must be ≥ 1 (got -1)", 1},
+		{"plan dp-penalty-sub without a clip", []string{"plan", "--algorithm", "dp-penalty-sub", "--n", "50", "--epsilon", "1", "--delta", "1e-5"}, "--clip is required to plan dp-penalty-sub without data", 1},
+		{"account δ NaN", []string{"account", "gaussian", "--noise-multiplier", "1", "--delta", "NaN"}, "--delta must lie in (0, 1), got NaN", 1},
+		{"account composition overflows", []string{"account", "composition", "--step-epsilon", "1e308", "--step-delta", "1e-7", "--count", "100", "--delta", "1e-5"}, "epsilon = +Inf: these inputs give no finite bound", 1},
+		{"poisson outcome bound beyond exact counts", []string{"sample", "--data", data, "--model", "poisson", "--outcome", "y", "--out", out, "--quiet", "--bound", "age=18:90", "--bound", "bmi=15:50", "--bound", "y=0:1e154", "--epsilon", "1", "--delta", "1e-5"}, `bound for the Poisson outcome "y": counts up to 1e+15 are supported (got 0:1e+154)`, 1},
 		{"lambda NaN", append(clone(priv), "--lambda", "NaN", "--format", "stan", "--epsilon", "1", "--delta", "1e-5"), "lambda must be a finite number > 0 (got NaN)", 1},
 		{"chi infinite", append(clone(priv), "--chi", "Inf", "--epsilon", "1", "--delta", "1e-5"), "chi must be a finite number > 0 (got +Inf)", 1},
 		{"box infinite", append(clone(priv), "--box", "Inf", "--epsilon", "1", "--delta", "1e-5"), "box must be a finite number > 0 (got +Inf)", 1},

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/dpmcmc/dpmcmc/core/dataset"
+	"github.com/dpmcmc/dpmcmc/core/model"
 	"github.com/dpmcmc/dpmcmc/core/run"
 )
 
@@ -66,6 +68,9 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg.Model.Model = strings.ToLower(strings.TrimSpace(cfg.Model.Model))
+	if err := checkPlanInputs(&cfg, dim); err != nil {
+		return err
+	}
 	meanModel := cfg.Model.Model == "gaussian" || cfg.Model.Model == "banana"
 	if len(boundFlags) > 0 || *predictors != "" {
 		if !meanModel {
@@ -157,6 +162,12 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		if s.GradClip <= 0 {
 			return fmt.Errorf("--grad-clip is required to plan %s without data (a run derives it from the public column bounds)", cfg.Algorithm)
 		}
+	case "dp-penalty-sub":
+		// Its variance term's sensitivity, and so its plan, depend on the
+		// clip.
+		if s.Clip <= 0 {
+			return errors.New("--clip is required to plan dp-penalty-sub without data (a run derives it from the public column bounds)")
+		}
 	}
 	// The mixing forecast of a logistic model needs the per-row bound c on
 	// ‖x̃‖ (the default clip): without --clip, assume predictors scaled to
@@ -226,4 +237,28 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// checkPlanInputs refuses what a run would refuse (an unknown model, a prior
+// sd or scale a run rejects, a negative --dim) instead of planning with it.
+func checkPlanInputs(cfg *run.Config, dim int) error {
+	var names []string
+	for _, m := range model.Models() {
+		names = append(names, m.Name)
+	}
+	if !slices.Contains(names, cfg.Model.Model) {
+		return fmt.Errorf("--model: unknown model %q (choose one of %s)", cfg.Model.Model, strings.Join(names, ", "))
+	}
+	if p := cfg.Model.PriorSD; p != 0 && !(p >= 1e-100 && p <= 1e100) {
+		return fmt.Errorf("--prior-sd must be a number between 1e-100 and 1e100 (got %v)", p)
+	}
+	switch strings.ToLower(strings.TrimSpace(cfg.Model.Scale)) {
+	case "", model.ScaleNone, model.ScaleBounds, model.ScaleAuto:
+	default:
+		return fmt.Errorf("--scale must be bounds, auto or none (got %q)", cfg.Model.Scale)
+	}
+	if dim < 0 {
+		return fmt.Errorf("--dim must be ≥ 1 (got %d)", dim)
+	}
+	return nil
 }

@@ -111,6 +111,9 @@ func (f *sampleFlags) register(fs *flag.FlagSet) {
 func (f *sampleFlags) buildConfig(fs *flag.FlagSet) (*run.Config, error) {
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if err := refuseExplicitZero(fs, set); err != nil {
+		return nil, err
+	}
 	cfg := f.cfg
 	if f.config != "" {
 		b, err := os.ReadFile(f.config)
@@ -865,4 +868,25 @@ func randomSeed() uint64 {
 	var b [8]byte
 	_, _ = cryptorand.Read(b[:]) // never fails on supported platforms (Go 1.24+)
 	return 1 + binary.LittleEndian.Uint64(b[:])%2147483647
+}
+
+// zeroMeansDefault are the flags whose zero value stands for "the
+// algorithm's default" in the config: typed explicitly, 0 is refused rather
+// than silently replaced by the default.
+var zeroMeansDefault = []string{"prior-sd", "temper", "step", "leapfrog", "target-accept", "lambda", "chi", "box",
+	"clip", "grad-clip", "tau", "tau-grad", "mala-a", "inner-iterations", "batch", "barker-c", "batch-cap",
+	"step-epsilon", "step-delta", "noise-multiplier", "friction", "ops-share", "init-share"}
+
+// refuseExplicitZero refuses a flag of zeroMeansDefault given as 0.
+func refuseExplicitZero(fs *flag.FlagSet, set map[string]bool) error {
+	for _, name := range zeroMeansDefault {
+		fl := fs.Lookup(name)
+		if !set[name] || fl == nil {
+			continue
+		}
+		if v, err := strconv.ParseFloat(fl.Value.String(), 64); err == nil && v == 0 {
+			return fmt.Errorf("--%s 0: give a value > 0, or leave the flag out for its default", name)
+		}
+	}
+	return nil
 }

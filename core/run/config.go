@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"reflect"
@@ -221,6 +222,10 @@ func LinearNoiseSD(c *Config) (sd string, given, linear bool) {
 	return sd, given, strings.EqualFold(strings.TrimSpace(c.Model.Model), "linear")
 }
 
+// MaxCount is the largest upper bound a Poisson outcome may have (10¹⁵,
+// below 2⁵³, where doubles stop holding every whole number).
+const MaxCount = 1e15
+
 // MaxInnerIterations is the most MH steps ops runs behind each released
 // draw (the default is 1000; 10⁶ took about 9 s per draw on 50 rows).
 const MaxInnerIterations = 1_000_000
@@ -269,6 +274,10 @@ func (c *Config) Validate() error {
 			// Clipping a count to a bound that is not a whole number ≥ 0
 			// would make it an impossible count (and the row be blamed).
 			add("bound for the Poisson outcome %q: need whole numbers 0 ≤ lo < hi (got %v:%v)", name, b[0], b[1])
+		} else if name == c.Model.Outcome && strings.EqualFold(strings.TrimSpace(c.Model.Model), "poisson") && b[1] > MaxCount {
+			// Whole numbers are exact in a double up to 2⁵³; the
+			// sensitivities square the cap (1e154 overflowed them).
+			add("bound for the Poisson outcome %q: counts up to %g are supported (got %v:%v)", name, float64(MaxCount), b[0], b[1])
 		}
 	}
 	if c.Privacy != nil && strings.EqualFold(strings.TrimSpace(c.Model.Scale), model.ScaleAuto) {
@@ -437,6 +446,12 @@ func ParseConfig(b []byte) (*Config, error) {
 	// A byte-order mark, as some editors on Windows write (the CSV loader
 	// skips one too).
 	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, errors.New("run config: the file is empty (want a JSON object, e.g. {\"model\": {\"model\": \"logistic\"}})")
+	}
+	if t := bytes.TrimSpace(b); t[0] != '{' {
+		return nil, errors.New("run config: want a JSON object {...} at the top level")
+	}
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	var c Config
@@ -445,6 +460,15 @@ func ParseConfig(b []byte) (*Config, error) {
 		var ute *json.UnmarshalTypeError
 		if errors.As(err, &ute) && ute.Field != "" {
 			return nil, fmt.Errorf("run config: %s must be %s (got a JSON %s)", ute.Field, jsonKind(ute.Type), ute.Value)
+		}
+		// Say where a syntax error is, as the CSV loader does.
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			line, col := lineColumn(b, syn.Offset)
+			return nil, fmt.Errorf("run config: line %d, column %d: %w", line, col, err)
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, errors.New("run config: the JSON ends before its object is closed")
 		}
 		return nil, fmt.Errorf("run config: %w", err)
 	}
@@ -473,6 +497,16 @@ func ParseConfig(b []byte) (*Config, error) {
 		}
 	}
 	return &c, nil
+}
+
+// lineColumn is the 1-based line and column (in bytes) of byte offset off
+// of b; json.SyntaxError's offset is just past the offending byte.
+func lineColumn(b []byte, off int64) (line, col int) {
+	off = min(max(off, 1), int64(len(b)))
+	before := b[:off-1]
+	line = 1 + bytes.Count(before, []byte("\n"))
+	col = len(before) - bytes.LastIndexByte(before, '\n')
+	return line, col
 }
 
 // jsonKind names what a Go type is in JSON, for ParseConfig's errors.

@@ -192,6 +192,22 @@ func TestParseConfigBoundIsAPair(t *testing.T) {
 	}
 }
 
+// A malformed config file is refused with where, as the CSV loader's
+// errors say.
+func TestParseConfigSyntaxErrorsSayWhere(t *testing.T) {
+	for in, want := range map[string]string{
+		"{\n  \"chains\": 4,\n  bad\n}": "line 3, column 3: invalid character 'b'",
+		"":                              "the file is empty",
+		" \n":                           "the file is empty",
+		"[]":                            "want a JSON object {...} at the top level",
+		`{"chains": 4`:                  "the JSON ends before its object is closed",
+	} {
+		if _, err := ParseConfig([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", in, err, want)
+		}
+	}
+}
+
 // null in a bound decodes to 0 in Go: refused, not run with a bound nobody
 // wrote (a review's {"x": [null, 10]} ran as 0:10).
 func TestParseConfigBoundNull(t *testing.T) {
