@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -334,6 +335,20 @@ func TestSampleAutoExactNonPrivate(t *testing.T) {
 		!strings.Contains(stdout, "2 chains × 300 draws (no warmup)") || !strings.Contains(stdout, "Converged") ||
 		!strings.Contains(stderr, "300 independent draws (no accept step)") {
 		t.Fatalf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+	// Reproducible from the seed, as every non-private run (its draws
+	// come from the public stream).
+	again := filepath.Join(dir, "again.csv")
+	if code, _, stderr := runCLI(t, "sample", "--data", "../../testdata/noiseaware/linear_small.csv", "--model", "gaussian",
+		"--predictors", "age", "--algorithm", "auto", "--chains", "2", "--draws", "300", "--out", again, "--format", "stan", "--seed", "3", "--quiet"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for c := 1; c <= 2; c++ {
+		a, errA := os.ReadFile(filepath.Join(dir, fmt.Sprintf("ex_%d.csv", c)))
+		b, errB := os.ReadFile(filepath.Join(dir, fmt.Sprintf("again_%d.csv", c)))
+		if errA != nil || errB != nil || !bytes.Equal(a, b) {
+			t.Errorf("chain %d: two runs with seed 3 differ (%v %v)", c, errA, errB)
+		}
 	}
 	code, stdout, stderr = runCLI(t, "summary", filepath.Join(dir, "ex_1.csv"), filepath.Join(dir, "ex_2.csv"))
 	if code != 0 || !strings.HasPrefix(stdout, "2 chains × 300 draws (no warmup)\n") {

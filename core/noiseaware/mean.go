@@ -193,6 +193,11 @@ type gaussianDraws struct {
 	mean []float64 // posterior mean of y
 	chol []float64 // lower Cholesky factor of y's posterior covariance
 	y    []float64
+	// public: draw z from the seeded public stream (the exact sampler, so
+	// that a non-private run is reproducible from its seed, as every other
+	// non-private kernel); else from the noise stream (MeanKernel, whose
+	// release is fresh at every run anyway).
+	public bool
 	iidPosition
 }
 
@@ -215,14 +220,18 @@ func (g *gaussianDraws) set(means, noiseVar []float64) error {
 }
 
 // Step implements mcmc.Kernel: y = mean + L·z with z ~ N(0, I) from the
-// chain's noise stream, then θ = g(y). It allocates nothing.
+// chain's noise stream (the public one for the exact sampler), then θ = g(y). It allocates nothing.
 func (g *gaussianDraws) Step(r rng.Streams) mcmc.Info {
 	if g.mean == nil { // no posterior set (Release not called)
 		return mcmc.Info{Divergent: true}
 	}
 	d := len(g.y)
+	src := r.Noise
+	if g.public {
+		src = r.Public
+	}
 	for i := range d {
-		g.y[i] = r.Noise.NormFloat64()
+		g.y[i] = src.NormFloat64()
 	}
 	for i := d - 1; i >= 0; i-- { // y ← L·z in place, from the last row up
 		s := 0.0
@@ -275,6 +284,7 @@ func NewExactMeanKernel(m model.Model) (*ExactMeanKernel, error) {
 		means[j] = s / float64(n)
 	}
 	e := &ExactMeanKernel{gaussianDraws: newGaussianDraws(ms, m.Dim())}
+	e.public = true
 	if err := e.set(means, make([]float64, k)); err != nil {
 		return nil, fmt.Errorf("exact: %w", err)
 	}
