@@ -300,9 +300,13 @@ func (k *DPBarker) Step(r rng.Streams) Info {
 // grid k.grid with std ⌈√v/h⌉·h ≥ √v (noisyOnGrid, dgauss.go) and
 // V ~ V_corr (or, with NoiseOff, x + Logistic(0, 1)). The normal part's
 // variance exceeds C − s² by less than 2h√C ≤ 2^−(GridBits−2) relative,
-// far below the correction's own CDF error (2.4e−3 at C = 2); its privacy
-// only improves. v ≥ C − 1 > 0 by the clip check; a std below one grid
-// step (impossible then) is raised to one step.
+// by an amount that depends on s² (so on the batch). Heikkilä et al.'s
+// Thm 2 is stated for exactly N(Δ*, C − s²), and Rényi divergences between
+// Gaussians of different variances are not monotone in them, so this is a
+// numerical tolerance of that relative size that the proof does not cover
+// (not a proven improvement); it is far below the correction's own CDF
+// error (2.4e−3 at C = 2). v ≥ C − 1 > 0 by the clip check; a std below
+// one grid step (impossible then) is raised to one step.
 func (k *DPBarker) noisy(r rng.Streams, x, v float64) float64 {
 	if k.cfg.NoiseOff {
 		return x + logisticNoise(r)
