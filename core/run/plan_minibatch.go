@@ -343,7 +343,7 @@ func planAccounted(c *Config, p *Plan, a accounted, n, d int) error {
 		}
 		per := maxT / c.Chains
 		if per < 2 {
-			return fmt.Errorf("the budget (ε = %g, δ = %g) allows only %d iterations in total for %d chains with these settings: raise the budget or the noise", b.Epsilon, b.Delta, maxT, c.Chains)
+			return fmt.Errorf("the budget (ε = %g, δ = %g) allows only %d iterations in total for %d chains with these settings: raise the budget, or %s", b.Epsilon, b.Delta, maxT, c.Chains, cheaperStepAdvice(c.Algorithm))
 		}
 		p.Warmup = c.Warmup
 		if p.Warmup == 0 || p.Warmup >= per {
@@ -367,4 +367,22 @@ func planAccounted(c *Config, p *Plan, a accounted, n, d int) error {
 		return errors.New("internal: NaN ε")
 	}
 	return nil
+}
+
+// cheaperStepAdvice names the settings of alg that make one iteration
+// spend less of the budget.
+func cheaperStepAdvice(alg string) string {
+	switch alg {
+	case "dp-barker":
+		return "spend less per test: a smaller --batch (each test reads b rows; privacy is amplified by b/n), a smaller --temper, or fewer chains"
+	case "dp-barker-full":
+		return "spend less per test: a smaller --clip (the per-row clip of the log-likelihood ratio), or fewer chains"
+	case "dp-fastmh", "dp-fastmh-full":
+		return "spend less per step: a smaller --step-epsilon, or fewer chains"
+	case "dp-sgld", "dp-sgnht", "dp-sghmc", "hybrid":
+		return "spend less per step: a larger --noise-multiplier, a smaller --batch, or fewer chains"
+	case "dp-penalty-sub":
+		return "spend less per step: a larger --tau, a smaller --batch, or fewer chains"
+	}
+	return "spend less per iteration (more noise), or use fewer chains"
 }
