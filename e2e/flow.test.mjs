@@ -317,6 +317,53 @@ test('a worker that dies mid-run ends the run with a message, not a hung page', 
   }
 });
 
+// Runs in the page before its scripts: once globalThis.__injectChainError =
+// { chain, after } is set, the (after + 1)-th 'draws' message of that chain
+// reaches the app as an engine 'error' message (as a Go panic or an
+// allocation failure inside the chain's loop would post), and the chain's
+// later messages are dropped.
+function injectChainError() {
+  const add = Worker.prototype.addEventListener;
+  Worker.prototype.addEventListener = function (type, fn, opts) {
+    if (type !== 'message') return add.call(this, type, fn, opts);
+    return add.call(this, type, (e) => {
+      const inj = globalThis.__injectChainError;
+      const d = e.data;
+      if (!inj || !d || d.chain !== inj.chain) return fn(e);
+      if (!('__injected' in e)) { // once per message, whatever the number of listeners
+        if (inj.failedRun === d.runId) e.__injected = 'drop';
+        else if (d.type === 'draws' && (inj.seen = (inj.seen ?? 0) + 1) > inj.after) {
+          inj.failedRun = d.runId;
+          e.__injected = { type: 'error', runId: d.runId, chain: d.chain, error: { message: 'simulated engine error' } };
+        } else e.__injected = null;
+      }
+      if (e.__injected === 'drop') return undefined;
+      return fn(e.__injected ? { data: e.__injected } : e);
+    }, opts);
+  };
+}
+
+test('a chain whose engine fails mid-run is charged all its planned iterations', { timeout: 120000 }, async () => {
+  const { context, page, rec } = await h.open(DESKTOP, { initScript: injectChainError });
+  try {
+    await setRun(page, { algorithm: 'dp-penalty', chains: 2, warmup: 50, draws: 2000000 });
+    await page.waitForFunction(() => /planned ε = 2/.test(document.querySelector('[data-testid="plan"]').textContent), null, { timeout: 60000 });
+    await page.evaluate(() => { globalThis.__injectChainError = { chain: 1, after: 2 }; });
+    assert.equal(await runToEnd(page), 'failed');
+    assert.match(await page.getByTestId('error').textContent(), /simulated engine error/);
+    const [report] = await downloads(page, 'export-report');
+    const r = JSON.parse(report.text);
+    // Chain 2 ran an unknown number of iterations after its last message:
+    // the report charges every planned one (it charged none before).
+    assert.equal(r.iterations_per_chain[1], 2000050);
+    assert.ok(r.iterations_per_chain[0] < 2000050 && r.cancelled, JSON.stringify(r.iterations_per_chain));
+    assert.ok(r.epsilon_spent > 1 && r.epsilon_spent <= 2, `ε spent ${r.epsilon_spent}`);
+    await assertClean(page, rec);
+  } finally {
+    await context.close();
+  }
+});
+
 test('nothing of the data is kept in browser storage', { timeout: 120000 }, async () => {
   const { context, page, rec } = await h.open(DESKTOP);
   try {

@@ -65,7 +65,7 @@ export class Harness {
    * request for a round trip to this process, which is not what a user's
    * browser pays. Off-site requests are then recorded but not blocked.
    */
-  async open(viewport = DESKTOP, { intercept = true } = {}) {
+  async open(viewport = DESKTOP, { intercept = true, initScript = null } = {}) {
     const context = await this.browser.newContext({ viewport, serviceWorkers: 'block', acceptDownloads: true });
     const origin = new URL(this.url).origin;
     const rec = { requests: [], offsite: [], console: [], pageErrors: [], dialogs: [], readyAt: -1 };
@@ -88,6 +88,7 @@ export class Harness {
         window.__cspViolations.push({ directive: e.effectiveDirective, blocked: e.blockedURI, sample: e.sample });
       });
     });
+    if (initScript) await page.addInitScript(initScript);
     page.on('console', (m) => {
       // These contexts block service workers on purpose (the offline test in
       // hosting.test.mjs covers them); Playwright then logs this one warning.
