@@ -140,6 +140,17 @@ func TestSummaryAndVerdict(t *testing.T) {
 	if v.Converged || !strings.Contains(v.Message, "ESS") || !strings.Contains(v.Message, "at least 4") {
 		t.Errorf("short verdict %+v", v)
 	}
+	// Non-finite draws are named with their count, apart from constant
+	// draws (summary of a Stan CSV with a NaN: the review's "all NA, and a
+	// generic reason").
+	bad := [][][]float64{chains[0], append([][]float64(nil), chains[1]...)}
+	bad[1][7] = []float64{math.NaN(), bad[1][7][1]}
+	bad[1][9] = []float64{math.Inf(1), bad[1][9][1]}
+	v = Assess(Summary([]string{"a", "b"}, bad), 2)
+	if v.Converged || !strings.Contains(v.Message, "not finite numbers (NaN or ±Inf), so the diagnostics are undefined, for a (2 draws)") ||
+		strings.Contains(v.Message, "constant draws") {
+		t.Errorf("non-finite verdict %q", v.Message)
+	}
 	// NaN rows marshal as null, not an error.
 	rows = Summary([]string{"k"}, [][][]float64{{{1}, {1}, {1}}})
 	buf, err := json.Marshal(struct {

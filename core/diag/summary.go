@@ -24,6 +24,9 @@ type ParamSummary struct {
 	ESSTail  float64
 	MCSEMean float64
 	MCSESD   float64
+	// NonFinite counts the draws that are NaN or ±Inf (they make every
+	// diagnostic undefined; Assess names them).
+	NonFinite int
 }
 
 // MarshalJSON writes the row with posterior's column names; NaN and ±Inf
@@ -72,7 +75,12 @@ func (w *Workspace) summary(name string, chains [][][]float64, j int) ParamSumma
 	}
 	s.Mean = mean(w.x)
 	s.SD = math.Sqrt(variance(w.x, s.Mean))
-	if allFinite(w.x) {
+	for _, v := range w.x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			s.NonFinite++
+		}
+	}
+	if s.NonFinite == 0 {
 		sorted := w.sortedDraws()
 		s.Median = median(sorted)
 		s.Q2_5 = QuantileSorted(sorted, 0.025)
@@ -116,10 +124,14 @@ type Verdict struct {
 func Assess(rows []ParamSummary, nChains int) Verdict {
 	v := Verdict{MaxRhat: math.Inf(-1), MinESSBulk: math.Inf(1), MinESSTail: math.Inf(1),
 		ESSMin: float64(ESSPerChainMin * max(nChains, 1))}
-	var badR, badB, badT, undef []string
+	var badR, badB, badT, undef, nonFinite []string
 	for _, r := range rows {
 		if math.IsNaN(r.Rhat) || math.IsNaN(r.ESSBulk) || math.IsNaN(r.ESSTail) {
-			undef = append(undef, r.Name)
+			if r.NonFinite > 0 {
+				nonFinite = append(nonFinite, fmt.Sprintf("%s (%d %s)", r.Name, r.NonFinite, plural(r.NonFinite, "draw", "draws")))
+			} else {
+				undef = append(undef, r.Name)
+			}
 			v.MaxRhat = math.NaN()
 		}
 		if !math.IsNaN(v.MaxRhat) {
@@ -147,8 +159,11 @@ func Assess(rows []ParamSummary, nChains int) Verdict {
 		}
 		return strings.Join(s, ", ")
 	}
+	if len(nonFinite) > 0 {
+		v.Problems = append(v.Problems, "some draws are not finite numbers (NaN or ±Inf), so the diagnostics are undefined, for "+list(nonFinite))
+	}
 	if len(undef) > 0 {
-		v.Problems = append(v.Problems, "diagnostics are undefined (constant or non-finite draws, or too few iterations) for "+list(undef))
+		v.Problems = append(v.Problems, "diagnostics are undefined (constant draws, or too few iterations) for "+list(undef))
 	}
 	if len(badR) > 0 {
 		v.Problems = append(v.Problems, fmt.Sprintf("R-hat is %.3g or more for %s: the chains disagree", RhatMax, list(badR)))
@@ -195,4 +210,11 @@ func jnum(v float64) any {
 		return nil
 	}
 	return v
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
