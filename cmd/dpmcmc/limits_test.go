@@ -80,6 +80,8 @@ func TestImpossibleSettingsRefused(t *testing.T) {
 		{"account δ NaN", []string{"account", "gaussian", "--noise-multiplier", "1", "--delta", "NaN"}, "--delta must lie in (0, 1), got NaN", 1},
 		{"account composition overflows", []string{"account", "composition", "--step-epsilon", "1e308", "--step-delta", "1e-7", "--count", "100", "--delta", "1e-5"}, "epsilon = +Inf: these inputs give no finite bound", 1},
 		{"poisson outcome bound beyond exact counts", []string{"sample", "--data", data, "--model", "poisson", "--outcome", "y", "--out", out, "--quiet", "--bound", "age=18:90", "--bound", "bmi=15:50", "--bound", "y=0:1e154", "--epsilon", "1", "--delta", "1e-5"}, `bound for the Poisson outcome "y": counts up to 1e+15 are supported (got 0:1e+154)`, 1},
+		{"predictors empty", append(clone(priv), "--predictors", ",", "--epsilon", "1", "--delta", "1e-5"), `--predictors "," names no column`, 1},
+		{"model option twice", append(clone(priv), "--model-opt", "prior-sd=1", "--model-opt", "prior-sd=2", "--epsilon", "1", "--delta", "1e-5"), "--model-opt prior-sd is given twice", 1},
 		{"lambda NaN", append(clone(priv), "--lambda", "NaN", "--format", "stan", "--epsilon", "1", "--delta", "1e-5"), "lambda must be a finite number > 0 (got NaN)", 1},
 		{"chi infinite", append(clone(priv), "--chi", "Inf", "--epsilon", "1", "--delta", "1e-5"), "chi must be a finite number > 0 (got +Inf)", 1},
 		{"box infinite", append(clone(priv), "--box", "Inf", "--epsilon", "1", "--delta", "1e-5"), "box must be a finite number > 0 (got +Inf)", 1},

@@ -132,6 +132,10 @@ func (f *sampleFlags) buildConfig(fs *flag.FlagSet) (*run.Config, error) {
 	}
 	if set["predictors"] {
 		cfg.Model.Predictors = splitList(f.predictors)
+		if len(cfg.Model.Predictors) == 0 {
+			// "" or "," would silently mean every column.
+			return nil, fmt.Errorf("--predictors %q names no column (leave the flag out to use every column but the outcome)", f.predictors)
+		}
 	}
 	if cfg.Model.Model == "" {
 		return nil, errors.New("--model is required")
@@ -147,12 +151,18 @@ func (f *sampleFlags) buildConfig(fs *flag.FlagSet) (*run.Config, error) {
 		if cfg.Model.Options == nil {
 			cfg.Model.Options = map[string]string{}
 		}
+		given := map[string]bool{}
 		for _, kv := range f.modelOpts {
 			k, v, ok := strings.Cut(kv, "=")
 			if !ok || strings.TrimSpace(k) == "" {
 				return nil, fmt.Errorf("--model-opt %q: want KEY=VALUE", kv)
 			}
 			k = strings.TrimSpace(k)
+			if given[k] {
+				// As a repeated --bound: which one was meant is not known.
+				return nil, fmt.Errorf("--model-opt %s is given twice", k)
+			}
+			given[k] = true
 			if k == "cov" {
 				cov, err := readMatrix(strings.TrimSpace(v))
 				if err != nil {

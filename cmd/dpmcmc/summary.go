@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -60,6 +61,18 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 	steps, err := report.Steps(bounds)
 	if err != nil {
 		return fmt.Errorf("summary: --bound: %w", err)
+	}
+	seen := map[string]string{}
+	for _, f := range files {
+		key := filepath.Clean(f)
+		if abs, err := filepath.Abs(f); err == nil {
+			key = abs
+		}
+		if prev, ok := seen[key]; ok {
+			// One chain read twice would look like two agreeing chains.
+			return fmt.Errorf("summary: %s is given twice (as %s): each file is one chain, and a chain read twice looks like two that agree", f, prev)
+		}
+		seen[key] = f
 	}
 	if len(files) == 0 {
 		fmt.Fprintln(stderr, "dpmcmc summary: no draws file given")

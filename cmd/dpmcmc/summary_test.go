@@ -350,6 +350,9 @@ func TestSampleAutoExactNonPrivate(t *testing.T) {
 			t.Errorf("chain %d: two runs with seed 3 differ (%v %v)", c, errA, errB)
 		}
 	}
+	if code, _, stderr := runCLI(t, "summary", filepath.Join(dir, "ex_1.csv"), filepath.Join(dir, ".", "ex_1.csv")); code == 0 || !strings.Contains(stderr, "is given twice") {
+		t.Errorf("one chain given twice: exit %d, %s", code, stderr)
+	}
 	code, stdout, stderr = runCLI(t, "summary", filepath.Join(dir, "ex_1.csv"), filepath.Join(dir, "ex_2.csv"))
 	if code != 0 || !strings.HasPrefix(stdout, "2 chains × 300 draws (no warmup)\n") {
 		t.Fatalf("summary of exact Stan files: exit %d\n%s%s", code, stdout, stderr)
