@@ -139,3 +139,21 @@ func TestAccountInvalid(t *testing.T) {
 		}
 	}
 }
+
+// An add/remove figure says in its JSON that a run is accounted under
+// replace-one (the Poisson default understated a run's ε 1.75×); a replace
+// figure has no such note.
+func TestAccountAddRemoveNote(t *testing.T) {
+	m := runAccountJSON(t, "subsampled-gaussian", "--noise-multiplier", "1", "--rate", "0.01", "--count", "10000", "--sampling", "poisson", "--delta", "1e-5")
+	if note, _ := m["note"].(string); m["relation"] != "add-remove" || !strings.Contains(note, "accounted under replace-one") {
+		t.Errorf("poisson default: relation %v, note %q", m["relation"], note)
+	}
+	r := runAccountJSON(t, "subsampled-gaussian", "--noise-multiplier", "1", "--rate", "0.01", "--count", "10000", "--sampling", "poisson", "--delta", "1e-5", "--relation", "replace")
+	if _, ok := r["note"]; ok || !(r["epsilon"].(float64) > 1.7*m["epsilon"].(float64)) {
+		t.Errorf("replace: %v (add/remove ε %v)", r, m["epsilon"])
+	}
+	g := runAccountJSON(t, "gaussian", "--noise-multiplier", "1", "--delta", "1e-5")
+	if note, _ := g["note"].(string); !strings.Contains(note, "accounted under replace-one") {
+		t.Errorf("gaussian add-remove: note %q", note)
+	}
+}
