@@ -43,7 +43,7 @@ func TestImpossibleSettingsRefused(t *testing.T) {
 		{"batch negative", append(clone(priv[:len(priv)-1]), "dp-barker", "--batch", "-1", "--epsilon", "1", "--delta", "1e-5"), "batch and batch-cap must be ≥ 1", 1},
 		{"flag not a number", append(clone(priv), "--epsilon", "one"), "invalid value", 0},
 		{"draws negative (private)", append(clone(priv[:len(priv)-1]), "noise-aware", "--draws", "-5", "--epsilon", "1", "--delta", "1e-5"), "draws must be ≥ 0", 1},
-		{"draws too many to hold", append(clone(priv[:len(priv)-1]), "noise-aware", "--draws", "1000000000", "--epsilon", "1", "--delta", "1e-5"), "4 chains × (0 warmup + 1000000000 draws) × 3 parameters = 1.2e+10 numbers, 96 GB of memory; at most 268435456 (2.15 GB) per run", 0},
+		{"draws too many to hold", append(clone(priv[:len(priv)-1]), "noise-aware", "--draws", "1000000000", "--epsilon", "1", "--delta", "1e-5"), "= 3e+09 numbers, 24 GB of memory; at most 268435456 (2.15 GB) per chain", 0},
 		{"out is the data", append(clone(priv[:len(priv)-1]), "noise-aware", "--out", data, "--epsilon", "1", "--delta", "1e-5"), "is the data file: writing it would overwrite the data", 1},
 		{"report is the out", append(clone(priv), "--report", out, "--epsilon", "1", "--delta", "1e-5"), "--report " + out + " is also the output of --out", 1},
 		{"report is the data", append(clone(priv), "--report", data, "--epsilon", "1", "--delta", "1e-5"), "--report " + data + " is the data file", 1},
@@ -87,7 +87,7 @@ func TestImpossibleSettingsRefused(t *testing.T) {
 		{"box infinite", append(clone(priv), "--box", "Inf", "--epsilon", "1", "--delta", "1e-5"), "box must be a finite number > 0 (got +Inf)", 1},
 		{"target-accept 1", append(clone(priv), "--target-accept", "1", "--epsilon", "1", "--delta", "1e-5"), "target-accept must be in (0, 1) (got 1)", 1},
 		{"ops inner iterations too many", append(clone(priv[:len(priv)-1]), "ops", "--box", "10", "--inner-iterations", "100000000", "--epsilon", "1", "--delta", "1e-5"), "inner-iterations must be between 1 and 1000000 (got 100000000)", 1},
-		{"chains × draws too many to hold", append(clone(priv[:len(priv)-1]), "noise-aware", "--chains", "64", "--draws", "1500000", "--epsilon", "1", "--delta", "1e-5"), "at most 268435456 (2.15 GB) per run", 1},
+		{"chains × draws too many to hold", append(clone(priv[:len(priv)-1]), "noise-aware", "--chains", "64", "--draws", "6000000", "--epsilon", "1", "--delta", "1e-5"), "64 chains × (0 warmup + 6000000 draws) × 3 parameters = 1.15e+09 numbers, 9.22 GB of memory; at most 1073741824 (8.59 GB) for all chains together", 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, tc.args...)
@@ -227,7 +227,7 @@ func TestWideFiles(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"every column a predictor", []string{"--model", "logistic", "--outcome", "c0", "--algorithm", "hmc"}, "× 300000 parameters = 3.6e+09 numbers"},
+		{"every column a predictor", []string{"--model", "logistic", "--outcome", "c0", "--algorithm", "hmc"}, "× 300000 parameters = 9e+08 numbers"},
 		{"a missing column", []string{"--model", "logistic", "--outcome", "c0", "--predictors", "zz", "--algorithm", "hmc"}, `column "zz": not found in the header`},
 		{"gaussian", []string{"--model", "gaussian", "--algorithm", "hmc"}, "model gaussian reads 300000 columns; at most 1000"},
 	} {

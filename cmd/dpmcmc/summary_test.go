@@ -336,8 +336,8 @@ func TestSampleAutoExactNonPrivate(t *testing.T) {
 		!strings.Contains(stderr, "300 independent draws (no accept step)") {
 		t.Fatalf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
-	// Reproducible from the seed, as every non-private run (its draws
-	// come from the public stream).
+	// Reproducible from the seed: exact has no accept step, and its draws
+	// come from the public stream.
 	again := filepath.Join(dir, "again.csv")
 	if code, _, stderr := runCLI(t, "sample", "--data", "../../testdata/noiseaware/linear_small.csv", "--model", "gaussian",
 		"--predictors", "age", "--algorithm", "auto", "--chains", "2", "--draws", "300", "--out", again, "--format", "stan", "--seed", "3", "--quiet"); code != 0 {

@@ -517,7 +517,7 @@ func thetaNames(d int) []string {
 }
 
 // MaxGaussianDim is the most columns the gaussian model reads (its d × d
-// covariance and precision: 16 MB and about a second to invert at 1,000;
+// covariance and precision: 16 MB, inverted in O(d³), at 1,000;
 // 20,000 columns took 3.4 GB).
 const MaxGaussianDim = 1000
 
@@ -531,7 +531,7 @@ func buildGaussian(spec Spec, o opts, t *dataset.Table) (Model, error) {
 		return nil, fmt.Errorf("%w: model gaussian needs at least one column", ErrColumn)
 	}
 	if d > MaxGaussianDim {
-		return nil, fmt.Errorf("%w: model gaussian reads %d columns; at most %d (its known covariance is a dense d × d matrix, inverted once in O(d³)): name the columns it should read (--predictors)", ErrColumn, d, MaxGaussianDim)
+		return nil, fmt.Errorf("%w: model gaussian reads %d columns; at most %d (its known covariance is a dense d × d matrix, inverted in O(d³)): name the columns it should read (--predictors)", ErrColumn, d, MaxGaussianDim)
 	}
 	cov := spec.Cov
 	if cov == nil {

@@ -193,10 +193,11 @@ type gaussianDraws struct {
 	mean []float64 // posterior mean of y
 	chol []float64 // lower Cholesky factor of y's posterior covariance
 	y    []float64
-	// public: draw z from the seeded public stream (the exact sampler, so
-	// that a non-private run is reproducible from its seed, as every other
-	// non-private kernel); else from the noise stream (MeanKernel, whose
-	// release is fresh at every run anyway).
+	// public: draw z from the seeded public stream (the exact sampler: its
+	// draws are then reproducible from the seed, since it has no accept
+	// step, whose draws come from the noise stream in every other kernel);
+	// else from the noise stream (MeanKernel, whose release is fresh at
+	// every run anyway).
 	public bool
 	iidPosition
 }

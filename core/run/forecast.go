@@ -374,13 +374,17 @@ func modelForecastInputs(c *Config, m model.Model, d int) ForecastInputs {
 	if f <= 0 {
 		f = 1
 	}
-	switch in.Model {
-	case "linear":
-		if sd, err := strconv.ParseFloat(c.Model.Options["noise-sd"], 64); err == nil && sd > 0 && d >= 1 {
+	// Only there: in the user's units (--scale none) X̄ is not known without
+	// the predictors' bounds, and without an intercept Poisson has no bound.
+	scaled := strings.EqualFold(strings.TrimSpace(withDefaultScale(c).Model.Scale), model.ScaleBounds)
+	switch {
+	case !scaled || d < 1:
+	case in.Model == "linear":
+		if sd, err := strconv.ParseFloat(c.Model.Options["noise-sd"], 64); err == nil && sd > 0 {
 			in.RowHessianTrace = f * float64(d) / (sd * sd)
 		}
-	case "poisson":
-		if b, ok := c.Data.Bounds[c.Model.Outcome]; ok && c.Model.Outcome != "" && d >= 1 {
+	case in.Model == "poisson" && !c.Model.NoIntercept:
+		if b, ok := c.Data.Bounds[c.Model.Outcome]; ok && c.Model.Outcome != "" {
 			in.RowHessianTrace = f * float64(d) * max(b[1], 0)
 		}
 	}

@@ -727,6 +727,21 @@ func TestForecastPoisson(t *testing.T) {
 	if p, err := MakePlan(pc, n, 2); err != nil || p.Forecast.WidestSDLower != f.WidestSDLower {
 		t.Errorf("plan without data: %v, widest sd bound %+v, want %g", err, p, f.WidestSDLower)
 	}
+	// In the user's units X̄ is unknown without the predictors' bounds, and
+	// without an intercept there is no score identity: no bound (a review
+	// found the plan claiming 0.0041 where the run's bound was 0.00019).
+	for _, v := range []func(c *Config){
+		func(c *Config) { c.Model.Scale = model.ScaleNone },
+		func(c *Config) { c.Model.NoIntercept = true },
+	} {
+		c := *pc
+		v(&c)
+		if p, err := MakePlan(&c, n, 2); err != nil {
+			t.Error(err)
+		} else if p.Forecast.WidestSDLower != 0 {
+			t.Errorf("plan without data, scale %q, no intercept %v: widest sd bound %v, want none", c.Model.Scale, c.Model.NoIntercept, p.Forecast.WidestSDLower)
+		}
+	}
 	if rhat := runRhat(t, prep, 1); !(rhat > 1.1) {
 		t.Errorf("the forecast said no convergence, but R-hat of the slope is %.3f", rhat)
 	}

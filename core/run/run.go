@@ -107,13 +107,17 @@ func prepareModel(cfg *Config, m model.Model, names []string, clipped dataset.Cl
 	return &Prepared{Config: resolved, Model: m, Plan: plan, Clipped: clipped}, nil
 }
 
-// MaxStoredValues bounds the numbers a run holds in memory: chains ×
-// (warmup + draws) × parameters, 8 bytes each (2 GiB; the command-line
-// tool holds every chain in one process, and the page collects them all in
-// its main thread). A run asking for more is refused before it touches the
-// data, rather than dying of an out-of-memory crash after a private
-// release. (It was per chain: 64 chains could ask for 137 GB.)
-const MaxStoredValues = 1 << 28
+// MaxStoredValues bounds the numbers one chain holds in memory: (warmup +
+// draws) × parameters, 8 bytes each (2 GiB; the page runs each chain in its
+// own worker). MaxRunStoredValues bounds those of all chains together
+// (8 GiB, four chains at the per-chain limit: the command-line tool holds
+// every chain in one process; before, 64 chains could ask for 137 GB). A
+// run asking for more is refused before it touches the data, rather than
+// dying of an out-of-memory crash after a private release.
+const (
+	MaxStoredValues    = 1 << 28
+	MaxRunStoredValues = 1 << 30
+)
 
 // MaxDataValues is the most values (rows × used columns) a run loads: 2 GB
 // of float64 (10⁷ rows of 26 columns). A larger input, or one of unknown
@@ -121,16 +125,21 @@ const MaxStoredValues = 1 << 28
 // limit was reached instead of exhausting memory.
 const MaxDataValues = 1 << 28
 
-// checkStorage refuses a resolved config whose chains would together hold
-// more than MaxStoredValues numbers.
+// checkStorage refuses a resolved config whose chains would each hold more
+// than MaxStoredValues numbers, or all together more than
+// MaxRunStoredValues.
 func checkStorage(c *Config, dim int) error {
-	chains := max(c.Chains, 1)
-	all := float64(chains) * (float64(c.Warmup) + float64(c.Draws)) * float64(max(dim, 1))
-	if all <= MaxStoredValues {
-		return nil
+	per := (float64(c.Warmup) + float64(c.Draws)) * float64(max(dim, 1))
+	if per > MaxStoredValues {
+		return fmt.Errorf("draws: each chain would hold (%d warmup + %d draws) × %d parameters = %.3g numbers, %.3g GB of memory; at most %d (%.3g GB) per chain: lower the draws or the warmup",
+			c.Warmup, c.Draws, dim, per, per*8/1e9, MaxStoredValues, float64(MaxStoredValues)*8/1e9)
 	}
-	return fmt.Errorf("draws: the run would hold %s × (%d warmup + %d draws) × %d parameters = %.3g numbers, %.3g GB of memory; at most %d (%.3g GB) per run: lower the draws, the warmup or the chains",
-		chainsWord(chains), c.Warmup, c.Draws, dim, all, all*8/1e9, MaxStoredValues, float64(MaxStoredValues)*8/1e9)
+	chains := max(c.Chains, 1)
+	if all := float64(chains) * per; all > MaxRunStoredValues {
+		return fmt.Errorf("draws: the run would hold %s × (%d warmup + %d draws) × %d parameters = %.3g numbers, %.3g GB of memory; at most %d (%.3g GB) for all chains together: lower the draws, the warmup or the chains",
+			chainsWord(chains), c.Warmup, c.Draws, dim, all, all*8/1e9, MaxRunStoredValues, float64(MaxRunStoredValues)*8/1e9)
+	}
+	return nil
 }
 
 // checkPublicBounds refuses a private run on a regression model unless every
