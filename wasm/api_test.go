@@ -285,18 +285,7 @@ func TestResultsPrivate(t *testing.T) {
 	const cfgJSON = `{"model":{"model":"logistic","outcome":"event","predictors":["age10","smoker"]},
 "data":{"bounds":{"age10":[-4.2,3],"smoker":[0,1],"event":[0,1]}},
 "algorithm":"dp-penalty","chains":2,"warmup":5,"draws":5,"seed":7,"privacy":{"epsilon":2,"delta":1e-5}}`
-	data := demoCSV(t)
-	var chains []chainData
-	var info chainInfo
-	for c := range 2 {
-		ch, in, err := newChainWithKey(bytesSource(data), cfgJSON, c, rng.NewKey(), "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		info = in
-		pos := ch.Advance(ch.Total())
-		chains = append(chains, chainData{Positions: pos, Iterations: ch.Done()})
-	}
+	chains, info := runDemoChains(t, cfgJSON, 2)
 	cfg, err := run.ParseConfig(info.Config)
 	if err != nil {
 		t.Fatal(err)
@@ -578,18 +567,7 @@ func TestReportChargesEveryStoredDraw(t *testing.T) {
 	const cfgJSON = `{"model":{"model":"logistic","outcome":"event","predictors":["age10","smoker"]},
 "data":{"bounds":{"age10":[-4.2,3],"smoker":[0,1],"event":[0,1]}},
 "algorithm":"dp-penalty","chains":2,"warmup":50,"draws":50,"seed":7,"privacy":{"epsilon":2,"delta":1e-5}}`
-	data := demoCSV(t)
-	var chains []chainData
-	var info chainInfo
-	for c := range 2 {
-		ch, in, err := newChainWithKey(bytesSource(data), cfgJSON, c, rng.NewKey(), "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		info = in
-		pos := ch.Advance(ch.Total())
-		chains = append(chains, chainData{Positions: append([]float64(nil), pos...), Iterations: ch.Done()})
-	}
+	chains, info := runDemoChains(t, cfgJSON, 2)
 	cfg, err := run.ParseConfig(info.Config)
 	if err != nil {
 		t.Fatal(err)
@@ -615,4 +593,24 @@ func TestReportChargesEveryStoredDraw(t *testing.T) {
 	if got.Epsilon != want.Epsilon || v.Draws == 0 {
 		t.Errorf("report ε %v with %d draws exported per chain, want %v (100 + 80 iterations charged)", got.Epsilon, v.Draws, want.Epsilon)
 	}
+}
+
+// runDemoChains runs k chains of cfgJSON on the demo cohort to their end,
+// each with a fresh key, as the page's workers do, and returns what the
+// page would hold.
+func runDemoChains(t *testing.T, cfgJSON string, k int) ([]chainData, chainInfo) {
+	t.Helper()
+	data := demoCSV(t)
+	var chains []chainData
+	var info chainInfo
+	for c := range k {
+		ch, in, err := newChainWithKey(bytesSource(data), cfgJSON, c, rng.NewKey(), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		info = in
+		pos := ch.Advance(ch.Total())
+		chains = append(chains, chainData{Positions: append([]float64(nil), pos...), Iterations: ch.Done()})
+	}
+	return chains, info
 }
