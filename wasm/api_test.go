@@ -305,9 +305,14 @@ func TestResultsPrivate(t *testing.T) {
 	if v.Budget != "Privacy budget spent: "+report.Budget(rep.Epsilon, 2, 1e-5)+"." || !strings.Contains(v.Budget, "of 2 (δ = 1e-05)") {
 		t.Errorf("budget %q", v.Budget)
 	}
-	b, err := budget(cfg, 2000, 3, []int{5, 5})
+	b, err := budget(cfg, 2000, 3, []int{5, 5}, false)
 	if err != nil || !(b.Fraction > 0 && b.Fraction < 1) || !strings.HasPrefix(b.Text, "ε spent ") {
 		t.Errorf("budget %+v %v", b, err)
+	}
+	// While chains run the counts lag the workers: the text says so.
+	live, err := budget(cfg, 2000, 3, []int{5, 5}, true)
+	if err != nil || live.Fraction != b.Fraction || !strings.HasPrefix(live.Text, "ε spent so far at least ") || !strings.HasSuffix(live.Text, "chains still running") {
+		t.Errorf("live budget %+v %v", live, err)
 	}
 	// Cut to one draw per chain after warmup: no summary.
 	short := []chainData{{Positions: chains[0].Positions[:6*3], Iterations: 6}, chains[1]}

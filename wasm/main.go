@@ -27,7 +27,8 @@
 //	                                      abort(): null, or why the chain stopped early {message, algorithm, chain, iteration, total, step}
 //	                                      info.release: chain 0's shared release (noise-aware), to pass to chains 1, 2, …
 //	renderResults(configJSON, namesJSON, chains, runInfoJSON) writes the results section into the page's DOM (render.go, dom/v2); JSON {draws, report} or {error}
-//	budget(configJSON, n, d, itersJSON)   JSON {fraction, text}: the ε spent so far, or {error}
+//	budget(configJSON, n, d, itersJSON, running) JSON {fraction, text}: the ε spent by the iterations
+//	                                      reported so far (a lower bound while running), or {error}
 //	exportDraws(configJSON, namesJSON, chains)          tidy draws CSV text or {error}
 //	exportStan(configJSON, namesJSON, chains, c, n, cancelled) Stan CSV text (with the privacy report of a private run) or {error}
 //	plan(file, configJSON)                JSON {plan, config (resolved)} as the chains will run, or {error}
@@ -142,7 +143,7 @@ func install(global js.Value) js.Value {
 		if err != nil {
 			return errorJSON(err)
 		}
-		b, err := budget(cfg, a[1].Int(), a[2].Int(), its)
+		b, err := budget(cfg, a[1].Int(), a[2].Int(), its, len(a) > 4 && a[4].Truthy())
 		if err != nil {
 			return errorJSON(err)
 		}

@@ -184,8 +184,11 @@ type budgetView struct {
 	Text     string  `json:"text"`
 }
 
-// budget is the budget spent by the iterations that ran so far.
-func budget(cfg *run.Config, n, d int, its []int) (*budgetView, error) {
+// budget is the budget spent by the iterations its counts. While chains
+// run (running), its counts only the iterations whose draws reached the
+// page, and a worker is up to one post interval ahead: the text then says
+// "at least", so the meter never claims less spent than there is.
+func budget(cfg *run.Config, n, d int, its []int, running bool) (*budgetView, error) {
 	rep, err := newReport(cfg, n, d, its, false)
 	if err != nil {
 		return nil, err
@@ -194,7 +197,11 @@ func budget(cfg *run.Config, n, d int, its []int) (*budgetView, error) {
 	if rep.EpsilonBudget > 0 {
 		f = min(1, rep.Epsilon/rep.EpsilonBudget)
 	}
-	return &budgetView{Fraction: f, Text: report.Budget(rep.Epsilon, rep.EpsilonBudget, rep.Delta)}, nil
+	text := report.Budget(rep.Epsilon, rep.EpsilonBudget, rep.Delta)
+	if running {
+		text = report.BudgetSoFar(rep.Epsilon, rep.EpsilonBudget, rep.Delta)
+	}
+	return &budgetView{Fraction: f, Text: text}, nil
 }
 
 // parseRunInfo decodes the page's runInfo JSON.

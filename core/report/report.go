@@ -210,6 +210,12 @@ func Budget(spent, budget, delta float64) string {
 	return "ε spent " + Up(spent, 3) + " of " + Num(budget, 'g', 4) + " (δ = " + Num(delta, 'g', -1) + ")"
 }
 
+// BudgetSoFar spells the budget spent while chains still run, from the
+// iterations reported so far: a lower bound, said as one.
+func BudgetSoFar(spent, budget, delta float64) string {
+	return "ε spent so far at least " + Up(spent, 3) + " of " + Num(budget, 'g', 4) + " (δ = " + Num(delta, 'g', -1) + "); chains still running"
+}
+
 // Up formats v ≥ 0 with the given significant digits, rounded up.
 func Up(v float64, digits int) string {
 	if !(v > 0) || math.IsInf(v, 0) {

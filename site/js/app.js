@@ -867,7 +867,10 @@ export class App {
     // non-finite state ran one iteration more than the draws it stored).
     const its = run.chains.map((c) => (c.ended ? c.iterations : c.n));
     if (!run.private || !run.resolvedJSON) return;
-    const r = JSON.parse(this.api.budget(run.resolvedJSON, run.rows, run.dim, JSON.stringify(its)));
+    // While a chain runs, its worker is up to one post ahead of the draws
+    // counted here: the engine then spells the figure as a lower bound.
+    const running = run.chains.some((c) => !c.ended);
+    const r = JSON.parse(this.api.budget(run.resolvedJSON, run.rows, run.dim, JSON.stringify(its), running));
     if (r.error) return;
     $('budget-meter').value = r.fraction;
     $('budget-text').textContent = r.text; // spelled by the engine (core/report), as in the results
