@@ -214,7 +214,7 @@ func TestReadErrors(t *testing.T) {
 	}{
 		{"", 0, 0, "no header"},
 		{"# only a comment\n", 0, 0, "no header"},
-		{"a,b\n1,2\n3,x\n", 3, 3, "not a number"},
+		{"a,b\n1,2\n3,x\n", 3, 3, "b (field 2): not a number"},
 		{"a,b\n1,2\n3\n", 3, 1, "wrong number of fields"},
 		{"a,a\n1,2\n", 1, 3, "duplicate"},
 		{"lp__,accept_stat__\n1,2\n", 1, 1, "no parameter columns"},

@@ -201,7 +201,9 @@ func columns(cr *csv.Reader, head []string, skip func(string) bool) (names []str
 	return names, cols, nil
 }
 
-func parseValue(cr *csv.Reader, rec []string, i int) (float64, error) {
+// parseValue parses field i of rec; an error names the line, the byte
+// column (as encoding/csv counts it) and the field's header name.
+func parseValue(cr *csv.Reader, head, rec []string, i int) (float64, error) {
 	s := rec[i]
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {
@@ -210,7 +212,7 @@ func parseValue(cr *csv.Reader, rec []string, i int) (float64, error) {
 			return math.NaN(), nil
 		}
 		line, col := cr.FieldPos(i)
-		return 0, &ParseError{Line: line, Column: col, Err: fmt.Errorf("not a number: %q", s)}
+		return 0, &ParseError{Line: line, Column: col, Err: fmt.Errorf("%s (field %d): not a number: %q", head[i], i+1, s)}
 	}
 	return v, nil
 }
@@ -236,7 +238,7 @@ func readStan(cr *csv.Reader, f *commentFilter, head []string, hline int) (*Draw
 		}
 		row := make([]float64, len(cols))
 		for k, i := range cols {
-			if row[k], err = parseValue(cr, rec, i); err != nil {
+			if row[k], err = parseValue(cr, head, rec, i); err != nil {
 				return nil, err
 			}
 		}
@@ -336,7 +338,7 @@ func readTidy(cr *csv.Reader, head []string, hline int) (*Draws, error) {
 		}
 		v := make([]float64, len(cols))
 		for k, i := range cols {
-			if v[k], err = parseValue(cr, rec, i); err != nil {
+			if v[k], err = parseValue(cr, head, rec, i); err != nil {
 				return nil, err
 			}
 		}
