@@ -758,7 +758,7 @@ func readMatrix(path string) ([][]float64, error) {
 	r.TrimLeadingSpace = true
 	recs, err := r.ReadAll()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	out := make([][]float64, len(recs))
 	for i, rec := range recs {
