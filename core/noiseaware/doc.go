@@ -37,7 +37,9 @@
 // ‖A − B‖_F² = ‖A‖_F² + ‖B‖_F² − 2·w w'(x̃ᵀx̃')² ≤ 2(w⁺d)²; it is attained by
 // orthogonal ±1 rows (d even) at equal weights. Each release is snapped to
 // the grid 2^(⌊log₂σ⌋ − 24) and the sums are exact integer sums of terms
-// quantized to q, so the accounted sensitivity is Δ + q·√(2m) and the
+// quantized to q, so the accounted sensitivity is Δ + q·√(2m) plus the
+// rounding of the exact sums to float64 (2·n·B·2⁻⁵³·√m for S,
+// 4√2·n·B·2⁻⁵³·√m for M, B the per-row term bound; Plan), and the
 // accounted μ of a block is Δ/σ + √m·2^−24 (m entries). All 2R blocks compose
 // by the tight Gaussian (μ-GDP) rule μ = √(Σ μ_b²) and σ is calibrated so that
 // μ equals privacy.MuFor(ε, δ). Between releases the next expansion point is
