@@ -176,6 +176,47 @@ func (m *GMM) GradLogPrior(theta []float64, grad []float64) {
 	grad[1] = -theta[1] / m.pv2
 }
 
+// WidestPosteriorSDLower is a public lower bound on the posterior sd in
+// its widest direction with n rows: GMMWidestPosteriorSDLower with the
+// model's temper, σ_x² and prior variances.
+func (m *GMM) WidestPosteriorSDLower(n int) float64 {
+	return GMMWidestPosteriorSDLower(n, m.f, m.varX, m.pv1, m.pv2)
+}
+
+// GMMWidestPosteriorSDLower bounds the mixture posterior's widest sd from
+// public inputs only (n, F, σ_x², the prior variances v1, v2), for every
+// dataset of n rows.
+//
+// A mixture row's Hessian is −∇²ℓ_i = F·(Σ_k r_k a_k a_kᵀ/σ_x² − Cov_r(∇log
+// N_k)) ⪯ F·Σ_k r_k a_k a_kᵀ/σ_x², with a_1 = (1, 0), a_2 = (1, 1) the
+// components' mean directions and r_k ≥ 0, Σr_k = 1 (the variance of the
+// components' scores under the responsibilities is subtracted). So for any
+// unit u and every θ, uᵀ(−∇² log π(θ))u ≤ g(u) = n·F/σ_x²·max_k (a_kᵀu)² +
+// u_1²/v1 + u_2²/v2, and by the Cramér–Rao inequality for the location
+// family of π (Cov_π ⪰ E_π[−∇² log π]⁻¹) the posterior's largest variance is
+// at least 1/λ_min(E_π[−∇² log π]) ≥ 1/g(u). The bound takes the smallest
+// g over a grid of directions u = (cos φ, sin φ) (any u gives a valid
+// bound; u ∝ (1, −2), where max_k(a_kᵀu)² = 1/5, is among the best).
+func GMMWidestPosteriorSDLower(n int, f, varX, pv1, pv2 float64) float64 {
+	if n < 1 || !(f > 0) || !(varX > 0) || !(pv1 > 0) || !(pv2 > 0) {
+		return 0
+	}
+	h := float64(n) * f / varX
+	g := func(u1, u2 float64) float64 {
+		return h*max(u1*u1, (u1+u2)*(u1+u2)) + u1*u1/pv1 + u2*u2/pv2
+	}
+	best := g(1/math.Sqrt(5), -2/math.Sqrt(5))
+	const steps = 3600
+	for k := range steps {
+		phi := math.Pi * float64(k) / steps
+		best = min(best, g(math.Cos(phi), math.Sin(phi)))
+	}
+	if !(best > 0) || math.IsInf(best, 0) {
+		return 0
+	}
+	return 1 / math.Sqrt(best)
+}
+
 // RowBounds implements Model; see the type's doc comment.
 func (m *GMM) RowBounds(box []Interval) RowBounds {
 	checkBox(box, 2, m.name)

@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"github.com/dpmcmc/dpmcmc/core/dataset"
 	"math"
 	"strconv"
 	"strings"
@@ -521,18 +522,24 @@ func fmtCount(v float64) string {
 	return fmt.Sprintf("%.0f", v)
 }
 
-// bananaWidestSD is the banana's public lower bound on its posterior's
-// widest sd with n rows (model.Banana.WidestPosteriorSDLower), from the
-// built model m, or, for a plan without data, from the model the config's
-// options build on two rows of zeros (constantMeanModel: the bound reads
-// only the options); 0 for another model.
-func bananaWidestSD(c *Config, m model.Model, n int) float64 {
+// modelWidestSD is the model's public lower bound on its posterior's
+// widest sd with n rows (model.Banana.WidestPosteriorSDLower,
+// model.GMM.WidestPosteriorSDLower), from the built model m, or, for a plan
+// without data, from the model the config's options build on two rows of
+// zeros (the bounds read only the options); 0 for another model.
+func modelWidestSD(c *Config, m model.Model, n int) float64 {
 	type widest interface{ WidestPosteriorSDLower(n int) float64 }
-	if !strings.EqualFold(strings.TrimSpace(c.Model.Model), "banana") {
+	name := strings.ToLower(strings.TrimSpace(c.Model.Model))
+	if name != "banana" && name != "gmm" {
 		return 0
 	}
 	if m == nil {
-		if m = constantMeanModel(c, make([]float64, len(meanColumns(c)))); m == nil {
+		if name == "banana" {
+			m = constantMeanModel(c, make([]float64, len(meanColumns(c))))
+		} else {
+			m = gmmOptionsModel(c)
+		}
+		if m == nil {
 			return 0
 		}
 	}
@@ -540,6 +547,27 @@ func bananaWidestSD(c *Config, m model.Model, n int) float64 {
 		return b.WidestPosteriorSDLower(n)
 	}
 	return 0
+}
+
+// gmmOptionsModel is the gmm model of the config's options built on two
+// rows of zeros (its column: the one predictor named, or x), or nil when
+// the options do not build.
+func gmmOptionsModel(c *Config) model.Model {
+	col := "x"
+	if len(c.Model.Predictors) == 1 {
+		col = c.Model.Predictors[0]
+	}
+	tab, err := dataset.FromColumns([]string{col}, [][]float64{{0, 0}})
+	if err != nil {
+		return nil
+	}
+	spec := c.Model
+	spec.Predictors = []string{col}
+	m, err := model.Build(spec, tab)
+	if err != nil {
+		return nil
+	}
+	return m
 }
 
 // chainsWord is "1 chain" or "k chains".

@@ -746,3 +746,87 @@ func TestForecastPoisson(t *testing.T) {
 		t.Errorf("the forecast said no convergence, but R-hat of the slope is %.3f", rhat)
 	}
 }
+
+// The mixture's bound (model.GMMWidestPosteriorSDLower) at the clinical
+// size: it lies below the exact posterior's widest sd (a 2-D grid of the
+// posterior of Welling & Teh's data at θ = (0, 1)), a plan without data
+// gives the same, and dp-penalty at ε = 3 is told before the run that it
+// cannot converge, which its R-hat confirms.
+func TestForecastGMM(t *testing.T) {
+	const n, varX = 569, 2.0
+	rng := rand.New(rand.NewPCG(11, 4))
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = rng.NormFloat64() * math.Sqrt(varX)
+		if rng.Float64() < 0.5 {
+			x[i]++
+		}
+	}
+	tab, err := dataset.FromColumns([]string{"x"}, [][]float64{x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &Config{Model: model.Spec{Model: "gmm"}, Algorithm: "dp-penalty", Chains: 2, Seed: 5,
+		Data: DataSpec{Bounds: map[string][2]float64{"x": {-6, 7}}}, Settings: Settings{Box: 4},
+		Privacy: &Budget{Epsilon: 3, Delta: 1e-5}}
+	prep, err := Prepare(cfg, tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := prep.Plan.Forecast
+	want := model.GMMWidestPosteriorSDLower(n, 1, varX, 10, 1)
+	if !(want > 0.1) || math.Abs(f.WidestSDLower/want-1) > 1e-12 || f.WillMix || !strings.Contains(f.Text, "they will not converge") {
+		t.Fatalf("forecast %+v, want widest sd ≥ %g and no convergence", f, want)
+	}
+	// The exact posterior on a grid wide enough for both modes ((0, 1) and
+	// its relabelling (1, −1)): its covariance's largest eigenvalue.
+	const g = 241
+	lo1, hi1, lo2, hi2 := -2.0, 3.0, -3.5, 3.5
+	lp := make([]float64, g*g)
+	top := math.Inf(-1)
+	th := make([]float64, 2)
+	for a := range g {
+		for b := range g {
+			th[0], th[1] = lo1+(hi1-lo1)*float64(a)/(g-1), lo2+(hi2-lo2)*float64(b)/(g-1)
+			v := prep.Model.LogPrior(th)
+			for _, xi := range x {
+				d1, d2 := xi-th[0], xi-th[0]-th[1]
+				v += math.Log(0.5*math.Exp(-d1*d1/(2*varX)) + 0.5*math.Exp(-d2*d2/(2*varX)))
+			}
+			lp[a*g+b] = v
+			top = max(top, v)
+		}
+	}
+	var w, m1, m2, s11, s12, s22, edge float64
+	for a := range g {
+		for b := range g {
+			p := math.Exp(lp[a*g+b] - top)
+			t1, t2 := lo1+(hi1-lo1)*float64(a)/(g-1), lo2+(hi2-lo2)*float64(b)/(g-1)
+			w += p
+			m1, m2 = m1+p*t1, m2+p*t2
+			s11, s12, s22 = s11+p*t1*t1, s12+p*t1*t2, s22+p*t2*t2
+			if a == 0 || b == 0 || a == g-1 || b == g-1 {
+				edge = max(edge, p)
+			}
+		}
+	}
+	m1, m2 = m1/w, m2/w
+	c11, c12, c22 := s11/w-m1*m1, s12/w-m1*m2, s22/w-m2*m2
+	widest := math.Sqrt((c11 + c22 + math.Sqrt((c11-c22)*(c11-c22)+4*c12*c12)) / 2)
+	if edge > 1e-12 {
+		t.Fatalf("the grid cuts the posterior (density %g of the top at its edge)", edge)
+	}
+	if !(want <= widest) {
+		t.Errorf("bound %g above the exact posterior's widest sd %g", want, widest)
+	}
+	t.Logf("widest sd ≥ %.4g (bound), %.4g (exact, mean %.3f, %.3f); travel %.2g sds", want, widest, m1, m2, f.SDsPerChain)
+	// A plan without data (dpmcmc plan --model gmm) gives the same bound.
+	pc := &Config{Model: model.Spec{Model: "gmm"}, Algorithm: "dp-penalty", Chains: 2,
+		Settings: Settings{Clip: prep.Plan.Settings.Clip}, Privacy: &Budget{Epsilon: 3, Delta: 1e-5}}
+	if p, err := MakePlan(pc, n, 2); err != nil || p.Forecast.WidestSDLower != f.WidestSDLower {
+		t.Errorf("plan without data: %v, widest sd bound %+v, want %g", err, p, f.WidestSDLower)
+	}
+	if rhat := runRhat(t, prep, 1); !(rhat > 1.1) {
+		t.Errorf("the forecast said no convergence, but R-hat of θ2 is %.3f", rhat)
+	}
+}

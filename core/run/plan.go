@@ -220,7 +220,7 @@ func resolvePlan(cfg *Config, m model.Model, n, d int) (*Config, *Plan, error) {
 		return nil, nil, err
 	}
 	fin := modelForecastInputs(&c, m, d)
-	fin.WidestSD = bananaWidestSD(&c, m, n)
+	fin.WidestSD = modelWidestSD(&c, m, n)
 	if stepFree {
 		if h := defaultStep(c.Algorithm, *s, n, d, fin); h > 0 {
 			s.Step = h
