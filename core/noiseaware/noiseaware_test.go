@@ -345,3 +345,115 @@ func TestReleaseSumRoundingInsideSensitivity(t *testing.T) {
 	}
 	t.Logf("rounding excess up to %.3g q; room %.3g q", worst/q, room/q)
 }
+
+// No pair of neighbouring rows moves a release by more than its accounted
+// sensitivity, for every family, with and without an intercept, at every
+// release (θ = 0 for the first, as the plan assumes; any θ after it), over
+// rows at the corners and inside the public ranges; and the Poisson
+// information claims are attained (first release: w = λ = 1, √2·d; later
+// ones: λ capped at the count bound K, √2·K·d), as the logistic and linear
+// ones are in TestReleaseSensitivityAttained.
+func TestReleaseSensitivityNeverExceeded(t *testing.T) {
+	const K = 7
+	rng := rand.New(rand.NewPCG(17, 4))
+	plan := func(family string, d int, intercept bool) *Plan {
+		xr := make([]model.Interval, d)
+		for j := range xr {
+			xr[j] = model.Interval{Lo: -1, Hi: 1}
+		}
+		if intercept {
+			xr[0] = model.Interval{Lo: 1, Hi: 1}
+		}
+		yr := model.Interval{Lo: -1, Hi: 1}
+		if family == "poisson" {
+			yr = model.Interval{Lo: 0, Hi: K}
+		}
+		p, err := NewPlan(Spec{Family: family, N: 100, D: d, Intercept: intercept, XRanges: xr, YRange: yr, NoiseSD: 1, Mu: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// diff is the change of (S, M) when the one row (x0, y0) is replaced
+	// by (x1, y1): the other rows' terms cancel exactly (integer sums).
+	diff := func(p *Plan, family string, intercept bool, theta, x0 []float64, y0 float64, x1 []float64, y1 float64) (dS, dM float64) {
+		d := len(x0)
+		stats := func(x []float64, y float64) ([]float64, []float64) {
+			rd := model.RegressionData{Family: family, X: x, Y: []float64{y}, N: 1, D: d, Intercept: intercept}
+			return p.statistics(&rd, theta)
+		}
+		S0, M0 := stats(x0, y0)
+		S1, M1 := stats(x1, y1)
+		for i := range M0 {
+			M0[i] -= M1[i]
+		}
+		return diffNorm(S0, S1), frob(M0)
+	}
+	row := func(d int, intercept bool) []float64 {
+		x := make([]float64, d)
+		for j := range x {
+			switch rng.IntN(3) {
+			case 0:
+				x[j] = 1
+			case 1:
+				x[j] = -1
+			default:
+				x[j] = 2*rng.Float64() - 1
+			}
+		}
+		if intercept {
+			x[0] = 1
+		}
+		return x
+	}
+	outcome := func(family string) float64 {
+		switch family {
+		case "logistic":
+			return float64(rng.IntN(2))
+		case "poisson":
+			return float64([]int{0, K, rng.IntN(K + 1)}[rng.IntN(3)])
+		}
+		return []float64{-1, 1, 2*rng.Float64() - 1}[rng.IntN(3)]
+	}
+	for _, family := range []string{"logistic", "linear", "poisson"} {
+		for _, intercept := range []bool{true, false} {
+			for _, d := range []int{1, 2, 3, 5} {
+				p := plan(family, d, intercept)
+				for r := range p.Releases {
+					worstS, worstM := 0.0, 0.0
+					for range 3000 {
+						theta := make([]float64, d)
+						if r > 0 {
+							scale := []float64{0.1, 3, 40}[rng.IntN(3)]
+							for j := range theta {
+								theta[j] = (2*rng.Float64() - 1) * scale
+							}
+						}
+						dS, dM := diff(p, family, intercept, theta, row(d, intercept), outcome(family), row(d, intercept), outcome(family))
+						worstS, worstM = max(worstS, dS/p.Blocks[2*r].Sensitivity), max(worstM, dM/p.Blocks[2*r+1].Sensitivity)
+					}
+					if worstS > 1 || worstM > 1 {
+						t.Errorf("%s intercept %v d = %d release %d: a neighbour moves S by %.6f and M by %.6f of their accounted sensitivities", family, intercept, d, r+1, worstS, worstM)
+					}
+				}
+			}
+		}
+	}
+	const d = 4
+	p := plan("poisson", d, true)
+	ones, orth := []float64{1, 1, 1, 1}, []float64{1, 1, -1, -1}
+	for _, c := range []struct {
+		release int
+		theta   []float64
+		claim   float64
+	}{
+		{0, make([]float64, d), math.Sqrt2 * d},
+		{1, []float64{10, 0, 0, 0}, math.Sqrt2 * K * d}, // e^10 > K: λ = K for both rows
+	} {
+		_, dM := diff(p, "poisson", true, c.theta, ones, 0, orth, 0)
+		acc := p.Blocks[2*c.release+1].Sensitivity
+		if math.Abs(dM-c.claim) > 1e-9*c.claim || !(dM <= acc) {
+			t.Errorf("poisson release %d: information neighbours differ by %.12g, want %.12g (accounted %.12g)", c.release+1, dM, c.claim, acc)
+		}
+	}
+}
