@@ -161,8 +161,7 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 	}
 	v.Forest = report.NewForest(rows, model, steps)
 	if report.Regression(model) {
-		sd, scaled := run.ModelPrior(cfg)
-		v.PriorNote = report.PriorNote(rows, report.PriorSDs(d.Names, cfg.Data.Bounds, sd, scaled), v.Private)
+		v.PriorNote = report.PriorNote(rows, run.PriorSDs(cfg, d.Names), v.Private)
 		v.DirectionNote = report.DirectionNote(rows, model, v.Private, verdict.Converged)
 		if run.ScaleAutoHint(cfg, names, verdict.Converged) != "" {
 			v.ScaleHint = PageScaleHint

@@ -581,8 +581,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintln(stderr, hint)
 		}
 		if report.Regression(p.Config.Model.Model) {
-			sd, scaled := run.ModelPrior(p.Config)
-			if note := report.PriorNote(rows, report.PriorSDs(d.Names, p.Config.Data.Bounds, sd, scaled), private); note != "" {
+			if note := report.PriorNote(rows, run.PriorSDs(p.Config, d.Names), private); note != "" {
 				fmt.Fprintln(stdout, note)
 			}
 		}

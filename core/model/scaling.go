@@ -36,7 +36,11 @@ const (
 // 20 keeps the large breast-cancer effects (18.7 per half-range for
 // mean_radius) out of the prior's tail. It is the noise-aware sampler's
 // default too (noiseaware.DefaultPriorSD), so every algorithm of a private
-// run samples the same posterior.
+// run samples the same posterior, except for linear regression: noise-aware
+// also scales its outcome by the outcome's public half-range h_y (as
+// rstanarm scales a Gaussian outcome's priors by its sd), so its prior is
+// N(0, (s·h_y)²) per scaled predictor in the outcome's units, where the
+// per-iteration kernels' is N(0, s²) (run.PriorSDs).
 const DefaultScaledPriorSD = 20
 
 // Scaling is the public affine map between a regression's coefficients in

@@ -376,8 +376,11 @@ func noiseAwareReport(r *PrivacyReport, cfg *Config, n, d int) error {
 	if cfg.Warmup == 0 {
 		r.Notes = append(r.Notes, NoWarmupNote)
 	}
-	r.Notes = append(r.Notes, NoiseAwareApproximations,
-		fmt.Sprintf("prior: N(0, %s²) on every coefficient of the predictors scaled to [-1, 1] by their public bounds (intercept at the bounds' centres)", fmtFloat(np.PriorSD)))
+	prior := fmt.Sprintf("prior: N(0, %s²) on every coefficient of the predictors scaled to [-1, 1] by their public bounds (intercept at the bounds' centres)", fmtFloat(np.PriorSD))
+	if np.YHalf != 1 || np.YCentre != 0 {
+		prior += fmt.Sprintf(", for the outcome scaled to [-1, 1] by its public bound too (centre %s, half-range %s): in the outcome's units N(0, %s²) per scaled predictor", fmtFloat(np.YCentre), fmtFloat(np.YHalf), fmtFloat(np.PriorSD*np.YHalf))
+	}
+	r.Notes = append(r.Notes, NoiseAwareApproximations, prior)
 	if np.Cap > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("Poisson: each row's fitted mean is capped at the outcome's public upper bound K = %s in the released score and information", fmtFloat(np.Cap)))
 	}

@@ -4,12 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/dpmcmc/dpmcmc/core/dataset"
+	"github.com/dpmcmc/dpmcmc/core/diag"
 	"github.com/dpmcmc/dpmcmc/core/model"
 	"github.com/dpmcmc/dpmcmc/core/noiseaware"
+	"github.com/dpmcmc/dpmcmc/core/report"
 	"github.com/dpmcmc/dpmcmc/core/rng"
 )
 
@@ -355,6 +360,64 @@ func TestNoiseAwareSpendsAtMostTheBudget(t *testing.T) {
 					t.Errorf("%s d=%d: spends ε = %.12g over the budget %g", fam, d, p.Epsilon, eps)
 				}
 			}
+		}
+	}
+}
+
+// Noise-aware's linear regression scales the outcome by its public bound
+// too, so its prior sds in the user's units are h_y times those of the
+// scaled predictors (PriorSDs). A review found the "Mostly the prior" note
+// using the predictors' scaling alone: on a blood-pressure outcome (80–220
+// mmHg, h_y = 70) it named age, whose interval was 0.34–1.38 mmHg per year
+// and whose direction the page called determined, and the intercept's
+// posterior sd was 4× its stated prior sd. No posterior sd is above its
+// prior sd (a Gaussian likelihood only narrows), and the informed slopes
+// are not called mostly prior.
+func TestNoiseAwareLinearPriorInOutcomeUnits(t *testing.T) {
+	const n = 1000
+	rng := rand.New(rand.NewPCG(12, 70))
+	age, bmi, sbp := make([]float64, n), make([]float64, n), make([]float64, n)
+	for i := range n {
+		age[i] = 25 + 55*rng.Float64()
+		bmi[i] = 20 + 15*rng.Float64()
+		sbp[i] = min(220, max(80, 95+0.5*age[i]+0.8*bmi[i]+12*rng.NormFloat64()))
+	}
+	tab, err := dataset.FromColumns([]string{"age", "bmi", "sbp"}, [][]float64{age, bmi, sbp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &Config{Model: model.Spec{Model: "linear", Outcome: "sbp", Options: map[string]string{"noise-sd": "12"}},
+		Algorithm: NoiseAware, Chains: 2, Draws: 1000, Seed: 4,
+		Data:    DataSpec{Bounds: map[string][2]float64{"age": {18, 90}, "bmi": {15, 60}, "sbp": {80, 220}}},
+		Privacy: &Budget{Epsilon: 3, Delta: 1e-5}}
+	prep, err := Prepare(cfg, tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := prep.run(context.Background(), testKey, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Draws(false)
+	rows := diag.Summary(d.Names, d.Sampling())
+	prior := PriorSDs(prep.Config, d.Names)
+	if h, ok := NoiseAwareOutcomeHalf(prep.Config); !ok || h != 70 {
+		t.Fatalf("outcome half-range %v %v, want 70", h, ok)
+	}
+	if want := 20 * 70 / 36.0; math.Abs(prior["age"]/want-1) > 1e-12 {
+		t.Errorf("age's prior sd %g, want s·h_y/h_age = %g", prior["age"], want)
+	}
+	for _, r := range rows {
+		if !(r.SD <= prior[r.Name]) {
+			t.Errorf("%s: posterior sd %.4g above its prior sd %.4g", r.Name, r.SD, prior[r.Name])
+		}
+	}
+	if mp := report.MostlyPrior(rows, prior); slices.Contains(mp, "age") || slices.Contains(mp, "bmi") {
+		t.Errorf("mostly prior: %v (age sd %.3g, bmi sd %.3g)", mp, rows[1].SD, rows[2].SD)
+	}
+	for _, note := range prep.Plan.Notes {
+		if strings.HasPrefix(note, "prior: ") && !strings.Contains(note, "in the outcome's units N(0, 1400²)") {
+			t.Errorf("prior note %q does not state the outcome's scaling", note)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/dpmcmc/dpmcmc/core/dataset"
 	"github.com/dpmcmc/dpmcmc/core/export"
 	"github.com/dpmcmc/dpmcmc/core/model"
+	"github.com/dpmcmc/dpmcmc/core/report"
 	"github.com/dpmcmc/dpmcmc/core/rng"
 )
 
@@ -245,6 +247,43 @@ func ModelPrior(cfg *Config) (sd float64, scaled bool) {
 		}
 	}
 	return sd, scaled
+}
+
+// PriorSDs is every regression coefficient's prior sd in the user's units
+// (report.PriorSDs with ModelPrior), for the posterior the run's algorithm
+// samples: noise-aware's linear regression also scales the outcome to
+// [−1, 1] by its public bound (NoiseAwareOutcomeHalf), so its prior sds in
+// the outcome's units are h_y times those of the scaled predictors. Empty
+// when they are unknown (a scaled predictor or the outcome without a bound).
+func PriorSDs(cfg *Config, names []string) map[string]float64 {
+	sd, scaled := ModelPrior(cfg)
+	out := report.PriorSDs(names, cfg.Data.Bounds, sd, scaled)
+	if h, ok := NoiseAwareOutcomeHalf(cfg); ok {
+		for k := range out {
+			out[k] *= h
+		}
+	} else if cfg.Algorithm == NoiseAware && strings.EqualFold(strings.TrimSpace(cfg.Model.Model), "linear") {
+		return map[string]float64{}
+	}
+	return out
+}
+
+// NoiseAwareOutcomeHalf is h_y, the half-range by which noise-aware's
+// linear regression scales its outcome (noiseaware.Plan.YHalf: (hi − lo)/2
+// with an intercept, max(|lo|, |hi|) without), and whether cfg is such a
+// run with a finite outcome bound.
+func NoiseAwareOutcomeHalf(cfg *Config) (float64, bool) {
+	if cfg.Algorithm != NoiseAware || !strings.EqualFold(strings.TrimSpace(cfg.Model.Model), "linear") {
+		return 0, false
+	}
+	b, ok := cfg.Data.Bounds[cfg.Model.Outcome]
+	if !ok || !(b[1] > b[0]) || math.IsInf(b[0], 0) || math.IsInf(b[1], 0) {
+		return 0, false
+	}
+	if cfg.Model.NoIntercept {
+		return math.Max(math.Abs(b[0]), math.Abs(b[1])), true
+	}
+	return (b[1] - b[0]) / 2, true
 }
 
 func isRegression(name string) bool {
