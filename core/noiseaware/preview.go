@@ -28,6 +28,23 @@ type Preview struct {
 	// half-range). A slope's posterior sd per predictor sd in that unit is
 	// SDRatio·PriorSD·Spread/EffectUnit.
 	EffectUnit float64 `json:"effect_unit"`
+	// LowMeanCount and LowMeanSDRatio (Poisson with K ≥ 3): the same
+	// preview for counts of mean LowMeanCount (PoissonLowMean), far below
+	// K, whose rows carry K/LowMeanCount times less information against
+	// the same release noise: what a clinical count (visits, events) whose
+	// bound K is its largest possible value, not its typical one, gets.
+	LowMeanCount   float64   `json:"low_mean_count,omitempty"`
+	LowMeanSDRatio []float64 `json:"low_mean_sd_ratio,omitempty"`
+}
+
+// PoissonLowMean is the mean count of the Poisson preview's second case.
+const PoissonLowMean = 1.0
+
+// LowMeanEffectSD is EffectSD for the low-mean case at spread index i.
+func (pv Preview) LowMeanEffectSD(i int) float64 {
+	q := pv
+	q.SDRatio = pv.LowMeanSDRatio
+	return q.EffectSD(i)
 }
 
 // EffectSD is the preview's posterior sd of a slope per predictor sd, in
@@ -76,13 +93,27 @@ func (p *Plan) Preview(family string, n int, intercept bool) (Preview, bool) {
 	}
 	pv := Preview{Spread: append([]float64(nil), PreviewSpreads...), PriorSD: p.PriorSD, EffectUnit: p.EffectUnit()}
 	for _, f := range PreviewSpreads {
-		r := p.previewRatio(family, n, intercept, f, previewStream(f))
+		r := p.previewRatio(family, n, intercept, f, 0, previewStream(f))
 		if !(r >= 0 && r <= 1.5) {
 			// A posterior wider than its prior: the doubles lost the
 			// statistics (no preview rather than a wrong one).
 			return Preview{}, false
 		}
 		pv.SDRatio = append(pv.SDRatio, r)
+	}
+	if family == "poisson" && p.Cap >= 3*PoissonLowMean {
+		low := make([]float64, 0, len(PreviewSpreads))
+		for _, f := range PreviewSpreads {
+			r := p.previewRatio(family, n, intercept, f, PoissonLowMean, previewStream(f))
+			if !(r >= 0 && r <= 1.5) {
+				low = nil
+				break
+			}
+			low = append(low, r)
+		}
+		if low != nil {
+			pv.LowMeanCount, pv.LowMeanSDRatio = PoissonLowMean, low
+		}
 	}
 	return pv, true
 }
@@ -143,6 +174,28 @@ func clippedPoissonMoments(K float64) (mean, variance float64) {
 	return m1, m2 - m1*m1
 }
 
+// poissonMomentsBelow returns the mean and variance of min(Y, K) for
+// Y ~ Poisson(m), m ≤ K, summing p_k = e^−m·m^k/k! for k < K (in log space)
+// up to where the terms are negligible (k ≤ m + 40√m + 40).
+func poissonMomentsBelow(m, K float64) (mean, variance float64) {
+	below, m1, m2 := 0.0, 0.0, 0.0
+	top := math.Min(K, m+40*math.Sqrt(m)+40)
+	logp := -m
+	for k := 0.0; k < top; k++ {
+		if k > 0 {
+			logp += math.Log(m / k)
+		}
+		p := math.Exp(logp)
+		below += p
+		m1 += k * p
+		m2 += k * k * p
+	}
+	rest := math.Max(0, 1-below) // P(Y ≥ top), clipped to K (negligible unless top = K)
+	m1 += K * rest
+	m2 += K * K * rest
+	return m1, m2 - m1*m1
+}
+
 // previewStream is the preview's fixed public random sequence for spread
 // f: the same for Preview and PreviewRatio, so their ratios agree exactly.
 func previewStream(f float64) *rand.Rand {
@@ -156,14 +209,14 @@ func (p *Plan) PreviewRatio(family string, n int, intercept bool, f float64) (fl
 	if !previewable(family, n, intercept, p) {
 		return 0, false
 	}
-	r := p.previewRatio(family, n, intercept, f, previewStream(f))
+	r := p.previewRatio(family, n, intercept, f, 0, previewStream(f))
 	return r, r >= 0 && r <= 1.5
 }
 
 // previewRatio is the mean over previewReps synthetic releases (random
 // numbers from r) of the slopes' mean posterior-to-prior sd ratio at
-// spread f.
-func (p *Plan) previewRatio(family string, n int, intercept bool, f float64, r *rand.Rand) float64 {
+// spread f; Poisson counts have mean meanCount (0: K) before the clip.
+func (p *Plan) previewRatio(family string, n int, intercept bool, f, meanCount float64, r *rand.Rand) float64 {
 	d := len(p.Centre)
 	nf := float64(n)
 	g := make([]float64, d) // the diagonal of G
@@ -179,6 +232,9 @@ func (p *Plan) previewRatio(family string, n int, intercept bool, f float64, r *
 	ybar, yvar := 0.5, 0.25
 	if family == "poisson" {
 		ybar, yvar = clippedPoissonMoments(p.Cap)
+		if meanCount > 0 && meanCount < p.Cap {
+			ybar, yvar = poissonMomentsBelow(meanCount, p.Cap)
+		}
 	}
 	for range previewReps {
 		s0 := make([]float64, d)

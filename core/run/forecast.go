@@ -137,6 +137,11 @@ type Forecast struct {
 	// effect; the page marks the forecast as a warning then, as it does
 	// when the chains will not mix.
 	WeakRelease bool `json:"weak_release,omitempty"`
+	// WeakIfLowMean (Poisson noise-aware) is true when the preview's
+	// low-mean case (noiseaware.PoissonLowMean) warns so, though the
+	// K-centred case does not: the text then says so, and the page marks
+	// the forecast as a warning too.
+	WeakIfLowMean bool `json:"weak_if_low_mean,omitempty"`
 	// PredictorsInformative (noise-aware, with WeakRelease) is
 	// the most predictors with which the preview would stop warning at the
 	// same n, ε and δ (0: not even one; absent: no warning).
@@ -229,6 +234,24 @@ func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, predicto
 		return f
 	}
 	f.Text += fmt.Sprintf(", that is %s %s per predictor sd", strings.Join(perSD, ", "), unit)
+	lowWeak := false
+	if len(pv.LowMeanSDRatio) == len(pv.Spread) {
+		// Poisson: K is the largest count the design allows, often far
+		// above the typical one; rows of a small mean tell far less.
+		lr, ls := make([]string, len(pv.Spread)), make([]string, len(pv.Spread))
+		for i, r := range pv.LowMeanSDRatio {
+			lr[i], ls[i] = fmt.Sprintf("%.2g", r), fmt.Sprintf("%.2g", pv.LowMeanEffectSD(i))
+		}
+		f.Text += fmt.Sprintf(". If the typical count is about %g, far below K, they would be %s of the prior sd (%s in log rate per predictor sd)",
+			pv.LowMeanCount, strings.Join(lr, ", "), strings.Join(ls, ", "))
+		q := *pv
+		q.SDRatio = pv.LowMeanSDRatio
+		lowWeak = weakAtQuarter(q)
+	}
+	if !weakAtQuarter(*pv) && lowWeak {
+		f.WeakIfLowMean = true
+		f.Text += fmt.Sprintf(". With counts that small, at this budget the 95%% intervals will not tell the direction even of a strong effect (%s) unless the predictors spread over much of their public range: raise ε, add rows, use fewer predictors, or type bounds closer to where the values can be (K as the largest count the study's design allows)", strong)
+	}
 	if weakAtQuarter(*pv) {
 		f.WeakRelease = true
 		raise := "raise ε"

@@ -486,6 +486,16 @@ func TestNoiseAwareForecastPreview(t *testing.T) {
 	} else if above := plan("poisson", 500, 3, 1.1*pois.EpsilonInformative, map[string][2]float64{"y": {0, 20}}).Forecast; above.WeakRelease {
 		t.Errorf("poisson re-planned 10%% above the named ε %.3g still warns", pois.EpsilonInformative)
 	}
+	// The low-mean case (counts of mean 1 under K = 30, 1,500 rows, ε = 8):
+	// the K-centred preview does not warn, the low-mean one does, and the
+	// text says both (a review found the K-centred preview 40× too
+	// optimistic for a count of mean 1.9).
+	low := plan("poisson", 1500, 4, 8, map[string][2]float64{"y": {0, 30}}).Forecast
+	t.Logf("poisson, n = 1500, d = 4, ε = 8, K = 30: %s", low.Text)
+	if low.Preview == nil || len(low.Preview.LowMeanSDRatio) != len(low.Preview.Spread) || low.WeakRelease || !low.WeakIfLowMean ||
+		!strings.Contains(low.Text, "If the typical count is about 1, far below K") || !strings.Contains(low.Text, "With counts that small, at this budget the 95% intervals will not tell the direction") {
+		t.Errorf("poisson low-mean forecast: %+v", low)
+	}
 	if huge := plan("poisson", 500, 3, 1, map[string][2]float64{"y": {0, 1e13}}).Forecast; huge.Preview != nil || !strings.Contains(huge.Text, PoissonNoPreview) {
 		t.Errorf("poisson, K = 1e13 (n·K beyond 2⁵⁰): %+v", huge)
 	}

@@ -1031,7 +1031,7 @@ function showForecast(f) {
   // noise-aware's draws are iid (kind "exact"): nothing to mix, only what the release can tell.
   const label = f?.kind === 'exact' ? 'Forecast' : 'Mixing forecast';
   e.textContent = f?.text ? `${label}: ${f.text}${/[.!?]$/.test(f.text) ? '' : '.'}` : '';
-  e.classList.toggle('warn', Boolean(f?.text) && (!f.will_mix || Boolean(f.weak_release)));
+  e.classList.toggle('warn', Boolean(f?.text) && (!f.will_mix || Boolean(f.weak_release) || Boolean(f.weak_if_low_mean)));
   e.dataset.willMix = f ? String(Boolean(f.will_mix)) : '';
 }
 
