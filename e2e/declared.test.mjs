@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Harness, root, DESKTOP, assertClean, setRun, runToEnd, downloads, summaryRows } from './helpers.mjs';
+import { Harness, root, DESKTOP, assertClean, setRun, runToEnd, downloads, summaryRows, readyToRun } from './helpers.mjs';
 
 const h = new Harness();
 const tmp = mkdtempSync(path.join(tmpdir(), 'dpmcmc-declared-'));
@@ -109,7 +109,7 @@ test('one row with y = 2 changes neither the defaults nor the exports; a declare
       // Only the predictors' bounds were typed: the 0/1 outcome's is [0, 1].
       assert.deepEqual(await page.getByTestId('bound-lo-y').evaluate((i) => [i.value, i.disabled]), ['0', true]);
       assert.deepEqual(await page.getByTestId('bound-hi-y').evaluate((i) => [i.value, i.disabled]), ['1', true]);
-      await page.waitForFunction(() => !document.querySelector('[data-testid="run-button"]').disabled, null, { timeout: 10000 });
+      await readyToRun(page, 10000);
       assert.equal(await page.getByTestId('run-blocker').textContent(), '');
       const ex = await exportsBeforeRun(page);
       const local = await page.getByTestId('outcome-local-check').evaluate((e) => (e.hidden ? '' : e.textContent));

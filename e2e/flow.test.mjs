@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Harness, root, DESKTOP, PHONE, assertClean, shot, setRun, runToEnd, downloads, summaryRows } from './helpers.mjs';
+import { Harness, root, DESKTOP, PHONE, assertClean, shot, setRun, runToEnd, downloads, summaryRows, readyToRun } from './helpers.mjs';
 
 const h = new Harness();
 const tmp = mkdtempSync(path.join(tmpdir(), 'dpmcmc-e2e-'));
@@ -250,7 +250,7 @@ test('private run: bounds required, plan, budget meter, statement, privacy.json;
 
     // Cancel a long private run: the report charges exactly what ran.
     await page.getByTestId('draws-input').fill('2000000');
-    await page.waitForFunction(() => !document.querySelector('[data-testid="run-button"]').disabled, null, { timeout: 10000 });
+    await readyToRun(page, 10000);
     await page.getByTestId('run-button').click();
     await page.waitForFunction(() => document.querySelector('[data-testid="progress-chain-2"]')?.value > 500, null, { timeout: 30000 });
     await shot(page, 'step-6-run-private-1280x800', 'run');
@@ -267,6 +267,33 @@ test('private run: bounds required, plan, budget meter, statement, privacy.json;
     assert.ok(r2.epsilon_spent < 2, `cancelled run spent ${r2.epsilon_spent}`);
     assert.doesNotMatch(await page.getByTestId('budget-text').textContent(), /so far|running/);
     assert.match(await page.getByTestId('privacy-statement').textContent(), new RegExp(`${ran[0] + ran[1]} iterations in total`));
+    await assertClean(page, rec);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a private run forecast not to converge runs only once confirmed, for those settings', { timeout: 120000 }, async () => {
+  const { context, page, rec } = await h.open(DESKTOP);
+  try {
+    await page.getByTestId('epsilon-input').fill('1');
+    await setRun(page, { algorithm: 'dp-penalty', chains: 4, warmup: 200, draws: 200 });
+    const warning = page.getByTestId('run-forecast-warning');
+    await warning.waitFor({ state: 'visible', timeout: 10000 });
+    assert.equal(await page.getByTestId('forecast').getAttribute('data-will-mix'), 'false');
+    assert.match(await page.getByTestId('run-forecast-text').textContent(), /^The forecast \(step 4\) says these chains cannot converge: this run would spend ε = 1 on draws that are not a posterior sample\. The recommended sampler, noise-aware, does not have this limit/);
+    assert.equal(await page.getByTestId('run-button').isDisabled(), true);
+    await page.getByTestId('run-anyway').check();
+    await page.waitForFunction(() => !document.querySelector('[data-testid="run-button"]').disabled, null, { timeout: 5000 });
+    // Other settings: the confirmation was for the old ones.
+    await page.getByTestId('epsilon-input').fill('1.5');
+    await page.waitForFunction(() => /ε = 1\.5 on draws/.test(document.querySelector('[data-testid="run-forecast-text"]').textContent), null, { timeout: 10000 });
+    assert.equal(await page.getByTestId('run-anyway').isChecked(), false);
+    assert.equal(await page.getByTestId('run-button').isDisabled(), true);
+    // The recommended sampler needs no confirmation.
+    await page.getByTestId('algorithm-select').selectOption('noise-aware');
+    await page.waitForFunction(() => !document.querySelector('[data-testid="run-button"]').disabled, null, { timeout: 10000 });
+    assert.equal(await warning.isHidden(), true);
     await assertClean(page, rec);
   } finally {
     await context.close();
@@ -303,7 +330,7 @@ test('a worker that dies mid-run ends the run with a message, not a hung page', 
   const { context, page, rec } = await h.open(DESKTOP);
   try {
     await setRun(page, { algorithm: 'mh', chains: 2, warmup: 50, draws: 5000000 });
-    await page.waitForFunction(() => !document.querySelector('[data-testid="run-button"]').disabled, null, { timeout: 10000 });
+    await readyToRun(page, 10000);
     await page.getByTestId('run-button').click();
     await page.waitForSelector('[data-testid="progress"][data-state="running"]', { timeout: 10000 });
     const worker = page.workers().find((w) => w.url().includes('worker'));

@@ -150,9 +150,21 @@ export async function setRun(page, { algorithm, chains = 2, warmup = 100, draws 
   }
 }
 
+/**
+ * Waits until the run can start: the Run button enabled, or, for a private
+ * run whose forecast says its chains cannot converge, the "run anyway"
+ * confirmation shown, which it ticks (as a user who read it would).
+ */
+export async function readyToRun(page, timeout = 10000) {
+  await page.waitForFunction(() => !document.querySelector('[data-testid="run-button"]').disabled
+    || !document.querySelector('[data-testid="run-forecast-warning"]').hidden, null, { timeout });
+  if (await page.getByTestId('run-forecast-warning').isVisible()) await page.getByTestId('run-anyway').check();
+  await page.waitForFunction(() => !document.querySelector('[data-testid="run-button"]').disabled, null, { timeout });
+}
+
 /** Clicks run and waits until the run has ended; returns the final state. */
 export async function runToEnd(page, timeout = 120000) {
-  await page.waitForFunction(() => !document.querySelector('[data-testid="run-button"]').disabled, null, { timeout: 10000 });
+  await readyToRun(page);
   await page.getByTestId('run-button').click();
   await page.waitForSelector('[data-testid="progress"][data-state="running"]', { timeout: 5000 }).catch(() => {});
   const h = await page.waitForSelector('[data-testid="progress"]:is([data-state="done"],[data-state="cancelled"],[data-state="failed"])', { timeout });

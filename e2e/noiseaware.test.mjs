@@ -19,7 +19,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Harness, root, DESKTOP, assertClean, runToEnd, shot, shotsDir } from './helpers.mjs';
+import { Harness, root, DESKTOP, assertClean, runToEnd, shot, shotsDir, readyToRun } from './helpers.mjs';
 
 const sites = {
   testkey: process.env.DPMCMC_SITE_TESTKEY ?? path.join(root, 'build', 'site-testkey'),
@@ -228,7 +228,7 @@ test('cancel a noise-aware run: the one release is charged in full, the partial 
     // plan says so).
     assert.equal(await page.getByTestId('warmup-input').isDisabled(), true);
     await page.getByTestId('draws-input').fill('50000000');
-    await page.waitForFunction(() => !document.querySelector('[data-testid="run-button"]').disabled, null, { timeout: 60000 });
+    await readyToRun(page, 60000);
     await page.getByTestId('run-button').click();
     // Chains 2 and 3 start once chain 1 has handed its release on.
     await page.waitForFunction(() => [1, 2, 3].every((c) => document.querySelector(`[data-testid="progress-chain-${c}"]`)?.value > 1000), null, { timeout: 60000 });

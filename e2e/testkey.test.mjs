@@ -19,7 +19,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Harness, root, DESKTOP, assertClean, setRun, runToEnd, downloads } from './helpers.mjs';
+import { Harness, root, DESKTOP, assertClean, setRun, runToEnd, downloads, readyToRun } from './helpers.mjs';
 
 const site = process.env.DPMCMC_SITE_TESTKEY ?? path.join(root, 'build', 'site-testkey');
 const cli = process.env.DPMCMC_BIN_TESTKEY ?? path.join(root, 'bin', 'dpmcmc-testkey');
@@ -101,7 +101,7 @@ for (const { algorithm, warmup = 40, draws = 60, fill = {} } of RUNS) {
       for (const [id, v] of Object.entries(fill)) await page.getByTestId(id).fill(v);
       // Planning a private run (the PLD accountant of the SG samplers) can
       // take longer than runToEnd's 10 s on a loaded machine.
-      await page.waitForFunction(() => !document.querySelector('[data-testid="run-button"]').disabled, null, { timeout: 60000 });
+      await readyToRun(page, 60000);
       assert.equal(await runToEnd(page), 'done');
       const cfgText = await page.getByTestId('run-config').textContent();
       const cfg = JSON.parse(cfgText);

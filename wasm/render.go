@@ -125,7 +125,15 @@ func render(doc document, v *resultsView) {
 }
 
 func renderTable(doc document, table *dom.BasicElement, v *resultsView) {
-	appendChild(table, elem(doc, "caption", "", v.Caption))
+	// Chains that did not converge give numbers as precise-looking as a
+	// posterior's: the table is greyed and its caption says so first.
+	if v.Converged {
+		table.Class().Remove("unconverged")
+		appendChild(table, elem(doc, "caption", "", v.Caption))
+	} else {
+		table.Class().Add("unconverged")
+		appendChild(table, elem(doc, "caption", "warn", NotConvergedTable+" "+v.Caption))
+	}
 	head := wrap(doc.Call("createElement", "thead"))
 	tr := wrap(doc.Call("createElement", "tr"))
 	for _, c := range v.Table.Columns {
@@ -196,7 +204,11 @@ func renderForest(doc document, box *dom.BasicElement, f report.Forest, converge
 	x0, x1 := forestName+forestPad, forestWidth-forestLabel-forestPad
 	xOf := func(v float64) float64 { return x0 + f.Pos(v)*(x1-x0) }
 	yEnd := forestTop + n*forestRow
-	s := svg(doc, "svg", "viewBox", "0 0 "+f2(width)+" "+f2(h), "role", "img", "class", "forest")
+	class := "forest"
+	if !converged {
+		class += " unconverged"
+	}
+	s := svg(doc, "svg", "viewBox", "0 0 "+f2(width)+" "+f2(h), "role", "img", "class", class)
 	title := svg(doc, "title")
 	title.SetTextContent("Forest plot: " + f.Caption)
 	appendChild(s, title)
@@ -255,6 +267,10 @@ func renderForest(doc document, box *dom.BasicElement, f report.Forest, converge
 	appendChild(box, head)
 	appendChild(box, s)
 }
+
+// NotConvergedTable starts the summary table's caption when the chains did
+// not converge.
+const NotConvergedTable = "Not converged: these numbers describe where the chains were, not the posterior; do not report them."
 
 // NotConvergedForest starts the forest plot's caption when the chains did
 // not converge.
