@@ -103,7 +103,7 @@ test('one row with y = 2 changes neither the defaults nor the exports; a declare
       assert.equal(state.outcome, 'y');
       assert.equal(state.family, '');
       assert.deepEqual(state.predictors, [['x1', true], ['x2', true]]);
-      assert.match(state.blocker, /^Declare what the outcome y is/);
+      assert.match(state.blocker, /^Declare what the outcome "y" is/);
       assert.equal(await page.getByTestId('export-config').isDisabled(), true);
       await declare(page, bounds);
       // Only the predictors' bounds were typed: the 0/1 outcome's is [0, 1].
@@ -263,7 +263,7 @@ test('a count outcome is declared with K, a number outcome with LO and HI; the b
     // Choosing another outcome asks for its declaration again.
     await page.getByTestId('outcome-select').selectOption('x1');
     assert.equal(await page.getByTestId('model-select').inputValue(), '');
-    assert.match(await page.getByTestId('run-blocker').textContent(), /^Declare what the outcome x1 is/);
+    assert.match(await page.getByTestId('run-blocker').textContent(), /^Declare what the outcome "x1" is/);
     assert.deepEqual(await page.getByTestId('predictors').locator('input').evaluateAll((is) => is.map((i) => [i.value, i.checked])), [['visits', true]]);
     await assertClean(page, rec);
   } finally {

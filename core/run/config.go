@@ -201,7 +201,7 @@ type Settings struct {
 // give the model's noise sd: the model treats it as known, it sets the width
 // of every interval, and a silent default of 1 (in the outcome's units)
 // would make the intervals as wrong as the outcome's units are far from it.
-const LinearNoiseSDMissing = "the linear model treats the outcome's noise sd σ (the spread of the outcome around the regression line, in the outcome's units) as known: give it from what is publicly known (the measurement's known error, the literature), never from these data: --model-opt noise-sd=S, the config's model.options[\"noise-sd\"], or the page's \"Noise sd\" box"
+const LinearNoiseSDMissing = "the linear model treats the outcome's noise sd σ (the spread of the outcome around the regression line, in the outcome's units) as known: give it from what is publicly known (the residual sd around the prediction in published models of the outcome, usually larger than the instrument's measurement error alone), never from these data: --model-opt noise-sd=S, the config's model.options[\"noise-sd\"], or the page's \"Noise sd\" box"
 
 // LinearNoiseSDNote states a linear run's noise sd (s in the outcome's
 // units) for the plan and the report.

@@ -22,6 +22,10 @@ import (
 
 var errNoRoomForCharge = errors.New("the discrete-Gaussian charge alone spends the ε budget: raise ε or lower the iterations")
 
+// errNoRoomForReleaseCharge is errNoRoomForCharge for noise-aware, whose
+// draws are free: only ε, or fewer released coordinates, help.
+var errNoRoomForReleaseCharge = errors.New("the discrete-Gaussian charge alone spends the ε budget: raise ε (or use fewer predictors: the charge grows with the released coordinates; the number of draws does not matter)")
+
 // chargeGridBits is k of the run's release grids (the run uses the
 // kernels' default).
 const chargeGridBits = mcmc.DefaultGridBits

@@ -59,7 +59,7 @@ func noiseAwareSpec(cfg *Config, m model.Model, n, d int) (noiseaware.Spec, erro
 		return noiseaware.Spec{}, err
 	}
 	if !(ec > 0) {
-		return noiseaware.Spec{}, errNoRoomForCharge
+		return noiseaware.Spec{}, errNoRoomForReleaseCharge
 	}
 	mu, err := privacy.MuFor(ec, dc)
 	if err != nil {

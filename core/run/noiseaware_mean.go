@@ -116,7 +116,7 @@ func noiseAwareMeanPlan(c *Config) (*noiseaware.MeanPlan, error) {
 		return nil, err
 	}
 	if !(ec > 0) {
-		return nil, errNoRoomForCharge
+		return nil, errNoRoomForReleaseCharge
 	}
 	mu, err := privacy.MuFor(ec, dc)
 	if err != nil {

@@ -581,14 +581,14 @@ export class App {
     const delta = cfg.privacy?.delta;
     const missing = used.filter((c) => boundPair(this.boundOf(c)) === null);
     const missingBlock = this.missingBlocker(outcome, preds);
-    if (!this.family()) blocker = `Declare what the outcome ${outcome} is (step 2): 0/1, a count 0…K or a number LO…HI.`;
+    if (!this.family()) blocker = `Declare what the outcome "${outcome}" is (step 2): 0/1, a count 0…K or a number LO…HI.`;
     else if (preds.length === 0) blocker = 'Choose at least one predictor.';
     else if (used.some((c) => parseCoding(this.coding[c] ?? '')?.error)) {
       const c = used.find((x) => parseCoding(this.coding[x] ?? '')?.error);
       blocker = `The text coding of ${c} (step 3): ${parseCoding(this.coding[c]).error}.`;
     }
     else if (missingBlock) blocker = missingBlock;
-    else if (this.family() === 'linear' && !cfg.model.options?.['noise-sd']) blocker = `Type the noise sd of ${outcome} (step 2), a positive number in its units: the linear model treats it as known, and every interval's width depends on it. Take it from what is publicly known (the measurement's known error, the literature), not from these data.`;
+    else if (this.family() === 'linear' && !cfg.model.options?.['noise-sd']) blocker = `Type the noise sd of ${outcome} (step 2), a positive number in its units: the linear model treats it as known, and every interval's width depends on it. Take it from what is publicly known, not from these data: the residual sd of ${outcome} around its prediction in published models of it (usually larger than the instrument's measurement error alone).`;
     else if ($('prior-input').value !== '' && !(Number($('prior-input').value) > 0 && Number.isFinite(Number($('prior-input').value)))) blocker = 'The prior scale must be a positive number (or empty for the default).';
     else if (!(cfg.chains >= 1 && cfg.chains <= POOL_SIZE)) blocker = `Chains must be between 1 and ${POOL_SIZE}.`;
     else if (!(cfg.warmup >= 0) || !(cfg.draws >= 1)) blocker = 'Warmup must be ≥ 0 and draws ≥ 1.';
