@@ -1091,7 +1091,12 @@ function planText(p, sharedRelease) {
     .filter(([k]) => s[k] > 0).map(([k, name]) => `${name} = ${fmt(s[k])}`);
   if (noise.length) t += `; ${noise.join(', ')}`;
   t += sharedRelease ? '. The budget is spent once, by the release; every draw after it is free.' : '. Every iteration counts, warmup included.';
-  for (const n of p.notes ?? []) t += ` Note: ${n}.`;
+  // Each release's sensitivity and noise (noise-aware: one note per block)
+  // are in the planned privacy report; the plan says how many there are.
+  const notes = p.notes ?? [];
+  const releases = notes.filter((n) => n.startsWith('release: '));
+  for (const n of notes.filter((x) => !x.startsWith('release: '))) t += ` Note: ${n}.`;
+  if (releases.length) t += ` Note: ${releases.length} released blocks; each one's sensitivity, noise sd and μ are in the planned privacy report (privacy-planned.json).`;
   return t;
 }
 
