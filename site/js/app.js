@@ -3,7 +3,7 @@
 // progress. Every number shown or exported is computed by the Go engine;
 // this file only moves values between the controls, the engine and the
 // workers. Data values reach the DOM through textContent only.
-import { $, el, fill, fmt, fmtInt, download } from './ui.js';
+import { $, el, fill, fmt, fmtInt, download, breakable } from './ui.js';
 import { POOL_SIZE } from './pool.js';
 import { traceChart, traceData } from './charts.js';
 import { Results } from './results.js';
@@ -352,7 +352,7 @@ export class App {
         this.coding[name] = coding.value;
         this.update();
       });
-      const tr = el('tr', {}, el('th', { scope: 'row', text: name }), el('td', {}, mk('lo')), el('td', {}, mk('hi')), impute, el('td', { class: 'coding' }, el('span', { class: 'phone-label', text: 'text coding' }), coding), el('td', { class: 'help', text: help }));
+      const tr = el('tr', {}, el('th', { scope: 'row' }, ...breakable(name)), el('td', {}, mk('lo')), el('td', {}, mk('hi')), impute, el('td', { class: 'coding' }, el('span', { class: 'phone-label', text: 'text coding' }), coding), el('td', { class: 'help', text: help }));
       tr.dataset.column = name;
       return tr;
     });

@@ -26,6 +26,16 @@ export function el(tag, props = {}, ...children) {
   return e;
 }
 
+/**
+ * A column name as text nodes with a line-break opportunity (<wbr>) after
+ * each underscore, so a narrow cell breaks "blood_pressure" at "blood_",
+ * not inside a word; its textContent is the name unchanged.
+ */
+export function breakable(name) {
+  const parts = String(name).split(/(?<=_)/);
+  return parts.flatMap((p, i) => (i < parts.length - 1 ? [document.createTextNode(p), document.createElement('wbr')] : [document.createTextNode(p)]));
+}
+
 /** Replaces the children of parent. */
 export function fill(parent, ...children) {
   parent.replaceChildren(...children.filter((c) => c !== undefined && c !== null && c !== false));
