@@ -273,7 +273,7 @@ test('private run: bounds required, plan, budget meter, statement, privacy.json;
   }
 });
 
-test('a private run forecast not to converge runs only once confirmed, for those settings', { timeout: 120000 }, async () => {
+test('a private run forecast not to converge is warned beside the Run button, with the ε it would spend', { timeout: 120000 }, async () => {
   const { context, page, rec } = await h.open(DESKTOP);
   try {
     await page.getByTestId('epsilon-input').fill('1');
@@ -281,19 +281,15 @@ test('a private run forecast not to converge runs only once confirmed, for those
     const warning = page.getByTestId('run-forecast-warning');
     await warning.waitFor({ state: 'visible', timeout: 10000 });
     assert.equal(await page.getByTestId('forecast').getAttribute('data-will-mix'), 'false');
-    assert.match(await page.getByTestId('run-forecast-text').textContent(), /^The forecast \(step 4\) says these chains cannot converge: this run would spend ε = 1 on draws that are not a posterior sample\. The recommended sampler, noise-aware, does not have this limit/);
-    assert.equal(await page.getByTestId('run-button').isDisabled(), true);
-    await page.getByTestId('run-anyway').check();
-    await page.waitForFunction(() => !document.querySelector('[data-testid="run-button"]').disabled, null, { timeout: 5000 });
-    // Other settings: the confirmation was for the old ones.
+    assert.match(await warning.textContent(), /^Before you run: the forecast \(step 4\) says these chains cannot converge, so this run would spend ε = 1 on draws that are not a posterior sample\. The recommended sampler, noise-aware, does not have this limit/);
+    // A warning, not a lock: the Run button's contract is unchanged.
+    await readyToRun(page);
     await page.getByTestId('epsilon-input').fill('1.5');
-    await page.waitForFunction(() => /ε = 1\.5 on draws/.test(document.querySelector('[data-testid="run-forecast-text"]').textContent), null, { timeout: 10000 });
-    assert.equal(await page.getByTestId('run-anyway').isChecked(), false);
-    assert.equal(await page.getByTestId('run-button').isDisabled(), true);
-    // The recommended sampler needs no confirmation.
+    await page.waitForFunction(() => /ε = 1\.5 on draws/.test(document.querySelector('[data-testid="run-forecast-warning"]').textContent), null, { timeout: 10000 });
+    // The recommended sampler gets no warning.
     await page.getByTestId('algorithm-select').selectOption('noise-aware');
-    await page.waitForFunction(() => !document.querySelector('[data-testid="run-button"]').disabled, null, { timeout: 10000 });
-    assert.equal(await warning.isHidden(), true);
+    await page.waitForFunction(() => document.querySelector('[data-testid="run-forecast-warning"]').hidden, null, { timeout: 10000 });
+    await readyToRun(page);
     await assertClean(page, rec);
   } finally {
     await context.close();

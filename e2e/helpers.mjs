@@ -150,15 +150,8 @@ export async function setRun(page, { algorithm, chains = 2, warmup = 100, draws 
   }
 }
 
-/**
- * Waits until the run can start: the Run button enabled, or, for a private
- * run whose forecast says its chains cannot converge, the "run anyway"
- * confirmation shown, which it ticks (as a user who read it would).
- */
+/** Waits until the Run button is enabled (the plan is made). */
 export async function readyToRun(page, timeout = 10000) {
-  await page.waitForFunction(() => !document.querySelector('[data-testid="run-button"]').disabled
-    || !document.querySelector('[data-testid="run-forecast-warning"]').hidden, null, { timeout });
-  if (await page.getByTestId('run-forecast-warning').isVisible()) await page.getByTestId('run-anyway').check();
   await page.waitForFunction(() => !document.querySelector('[data-testid="run-button"]').disabled, null, { timeout });
 }
 

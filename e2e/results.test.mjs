@@ -132,8 +132,8 @@ for (const { algorithm, model, outcome, epsilon, csv, chains = 2, warmup, draws,
       assert.equal(got.labels.at(-1), `${ratio} per step (95% interval)`);
       // Chains that did not converge: the caption says so first.
       const unconverged = /^Not converged/.test(want.verdict);
-      assert.equal(got.caption.startsWith('Not converged: these numbers describe where the chains were, not the posterior; do not report them. '), unconverged, got.caption);
-      assert.match(got.caption, new RegExp(`^${unconverged ? 'Not converged: [^.]*\\. ' : ''}Posterior summary: ${want.heading}; ${ratio}s are exp\\(step × the coefficient's median and its 2\\.5% and 97\\.5% quantiles\\), the step a round number from the predictor's public bound`));
+      assert.equal(got.caption.startsWith('Not converged (see the verdict above): do not report these numbers; chains that have not mixed describe where they were, not the posterior. '), unconverged, got.caption);
+      assert.match(got.caption, new RegExp(`^${unconverged ? 'Not converged \\(see the verdict above\\): [^.]*\\. ' : ''}Posterior summary: ${want.heading}; ${ratio}s are exp\\(step × the coefficient's median and its 2\\.5% and 97\\.5% quantiles\\), the step a round number from the predictor's public bound`));
       assert.equal(await page.getByTestId('verdict').textContent(), want.verdict);
       // The steps: the breast-cancer bounds give 1 and 0.01, so a CLI
       // without the bounds (per 1) prints other ratios; the demo's

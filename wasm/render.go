@@ -270,7 +270,7 @@ func renderForest(doc document, box *dom.BasicElement, f report.Forest, converge
 
 // NotConvergedTable starts the summary table's caption when the chains did
 // not converge.
-const NotConvergedTable = "Not converged: these numbers describe where the chains were, not the posterior; do not report them."
+const NotConvergedTable = "Not converged (see the verdict above): do not report these numbers; chains that have not mixed describe where they were, not the posterior."
 
 // NotConvergedForest starts the forest plot's caption when the chains did
 // not converge.

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/dpmcmc/dpmcmc/core/dataset"
 )
 
 func mustBuild(t testing.TB, f fixture, n int, seed uint64) Model {
@@ -381,5 +383,65 @@ func TestNoAllocations(t *testing.T) {
 				t.Errorf("%s %s: %v allocs/op", f.name, name, a)
 			}
 		}
+	}
+}
+
+// The mixture's row Hessian is bounded in every direction u by
+// F/σ_x²·max_k(a_kᵀu)² (a_1 = (1, 0), a_2 = (1, 1)), the inequality
+// GMMWidestPosteriorSDLower rests on: checked by central differences of the
+// row gradient at random points, rows and directions, and nearly attained
+// where one component has all the responsibility (x at θ1, the other mean
+// far away) in the direction u ∝ (1, −1), where a bound from the
+// responsibilities' average would be half the true curvature.
+func TestGMMRowHessianBound(t *testing.T) {
+	const varX, f = 2.0, 0.7
+	r := rand.New(rand.NewPCG(3, 9))
+	x := make([]float64, 200)
+	for i := range x {
+		x[i] = -6 + 13*r.Float64()
+	}
+	x[0] = 0.3
+	tab, err := dataset.FromColumns([]string{"x"}, [][]float64{x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Build(Spec{Model: "gmm", Options: map[string]string{"var-x": "2", "temper": "0.7"}}, tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	curv := func(theta, u []float64, i int) float64 { // uᵀ(−∇²ℓ_i)u
+		const h = 1e-4
+		gp, gm := make([]float64, 2), make([]float64, 2)
+		m.GradLogLikRow([]float64{theta[0] + h*u[0], theta[1] + h*u[1]}, i, gp)
+		m.GradLogLikRow([]float64{theta[0] - h*u[0], theta[1] - h*u[1]}, i, gm)
+		return -((gp[0]-gm[0])*u[0] + (gp[1]-gm[1])*u[1]) / (2 * h)
+	}
+	bound := func(u []float64) float64 {
+		return f / varX * max(u[0]*u[0], (u[0]+u[1])*(u[0]+u[1]))
+	}
+	for range 20000 {
+		theta := []float64{-5 + 10*r.Float64(), -5 + 10*r.Float64()}
+		phi := math.Pi * r.Float64()
+		u := []float64{math.Cos(phi), math.Sin(phi)}
+		i := r.IntN(len(x))
+		if c := curv(theta, u, i); c > bound(u)+1e-6 {
+			t.Fatalf("θ = %v, u = %v, x = %g: curvature %g above the bound %g", theta, u, x[i], c, bound(u))
+		}
+	}
+	u := []float64{1 / math.Sqrt2, -1 / math.Sqrt2}
+	if c := curv([]float64{0.3, 30}, u, 0); math.Abs(c/bound(u)-1) > 1e-3 {
+		t.Errorf("one component responsible: curvature %g, bound %g (want nearly equal)", c, bound(u))
+	}
+	// The public bound is 1/√(min over u of n·bound(u) + uᵀP₀u), P₀ the
+	// prior precision (prior variances 10 and 1, the defaults).
+	const n = 569
+	best := math.Inf(1)
+	for k := range 100000 {
+		phi := math.Pi * float64(k) / 100000
+		v := []float64{math.Cos(phi), math.Sin(phi)}
+		best = min(best, n*bound(v)+v[0]*v[0]/10+v[1]*v[1])
+	}
+	if got, want := m.(*GMM).WidestPosteriorSDLower(n), 1/math.Sqrt(best); math.Abs(got/want-1) > 1e-4 {
+		t.Errorf("widest sd bound %g, want %g", got, want)
 	}
 }

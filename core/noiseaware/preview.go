@@ -176,7 +176,8 @@ func clippedPoissonMoments(K float64) (mean, variance float64) {
 
 // poissonMomentsBelow returns the mean and variance of min(Y, K) for
 // Y ~ Poisson(m), m ≤ K, summing p_k = e^−m·m^k/k! for k < K (in log space)
-// up to where the terms are negligible (k ≤ m + 40√m + 40).
+// up to where the terms are negligible (k ≤ m + 40√m + 40), plus K times
+// the mass at or above K when the sum reaches K.
 func poissonMomentsBelow(m, K float64) (mean, variance float64) {
 	below, m1, m2 := 0.0, 0.0, 0.0
 	top := math.Min(K, m+40*math.Sqrt(m)+40)
@@ -190,9 +191,14 @@ func poissonMomentsBelow(m, K float64) (mean, variance float64) {
 		m1 += k * p
 		m2 += k * k * p
 	}
-	rest := math.Max(0, 1-below) // P(Y ≥ top), clipped to K (negligible unless top = K)
-	m1 += K * rest
-	m2 += K * K * rest
+	if top >= K {
+		// P(Y ≥ K), clipped to K. Below K the tail beyond top is
+		// negligible, and 1 − below would be rounding noise that K²
+		// magnifies (a variance of 112 instead of 1 at K = 10⁹).
+		rest := math.Max(0, 1-below)
+		m1 += K * rest
+		m2 += K * K * rest
+	}
 	return m1, m2 - m1*m1
 }
 

@@ -415,9 +415,25 @@ func TestNoiseAwareLinearPriorInOutcomeUnits(t *testing.T) {
 	if mp := report.MostlyPrior(rows, prior); slices.Contains(mp, "age") || slices.Contains(mp, "bmi") {
 		t.Errorf("mostly prior: %v (age sd %.3g, bmi sd %.3g)", mp, rows[1].SD, rows[2].SD)
 	}
-	for _, note := range prep.Plan.Notes {
-		if strings.HasPrefix(note, "prior: ") && !strings.Contains(note, "in the outcome's units N(0, 1400²)") {
-			t.Errorf("prior note %q does not state the outcome's scaling", note)
-		}
+	rep, err := prep.Report(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stated := false
+	for _, note := range rep.Notes {
+		stated = stated || strings.HasPrefix(note, "prior: ") && strings.Contains(note, "in the outcome's units N(0, 1400²) per scaled predictor")
+	}
+	if !stated {
+		t.Errorf("no report note states the outcome's scaling: %q", rep.Notes)
+	}
+	// Without an intercept the outcome is scaled by max(|lo|, |hi|), as the
+	// release scales it (noiseaware.Plan.YHalf).
+	noIcpt := *prep.Config
+	noIcpt.Model.NoIntercept = true
+	if h, ok := NoiseAwareOutcomeHalf(&noIcpt); !ok || h != 220 {
+		t.Errorf("no intercept: outcome half-range %v %v, want 220", h, ok)
+	}
+	if p := PriorSDs(&noIcpt, []string{"age", "bmi"}); math.Abs(p["age"]/(20*220/90.0)-1) > 1e-12 {
+		t.Errorf("no intercept: age's prior sd %g, want s·h_y/max(|lo|, |hi|) = %g", p["age"], 20*220/90.0)
 	}
 }

@@ -105,10 +105,6 @@ export class App {
     $('chains-input').max = String(POOL_SIZE);
     $('seed-input').value = String(1 + (crypto.getRandomValues(new Uint32Array(1))[0] % 2147483647));
     $('run-button').addEventListener('click', () => this.startRun());
-    $('run-anyway').addEventListener('change', () => {
-      this.runAnywayFor = $('run-anyway').checked ? this.planned?.cfgJSON : null;
-      this.showRunState();
-    });
     $('cancel-button').addEventListener('click', () => this.cancelRun());
     $('live-param').addEventListener('change', () => this.redrawLive());
   }
@@ -651,17 +647,14 @@ export class App {
     const active = Boolean(this.run?.active);
     $('run-blocker').textContent = active ? '' : why;
     // A private run whose forecast says its chains cannot converge would
-    // spend the budget on draws that are not a posterior sample: it runs
-    // only once the user confirms it, for these very settings.
+    // spend the budget on draws that are not a posterior sample: the
+    // warning is repeated beside the Run button, where it is read last.
     const wontMix = Boolean(!why && p && !p.pending && !p.error && p.plan?.private && p.plan?.forecast && p.plan.forecast.will_mix === false);
-    if (!wontMix || this.runAnywayFor !== p.cfgJSON) $('run-anyway').checked = false;
-    const confirmed = wontMix && $('run-anyway').checked;
-    this.runAnywayFor = confirmed ? p.cfgJSON : null;
     $('run-forecast-warning').hidden = !wontMix || active;
-    $('run-forecast-text').textContent = wontMix
-      ? `The forecast (step 4) says these chains cannot converge: this run would spend ε = ${fmt(p.plan.epsilon)} on draws that are not a posterior sample. ${this.recommended && this.recommended !== p.plan.algorithm ? `The recommended sampler, ${this.recommended}, does not have this limit (step 5); ` : ''}the forecast names the ε at which they could.`
+    $('run-forecast-warning').textContent = wontMix
+      ? `Before you run: the forecast (step 4) says these chains cannot converge, so this run would spend ε = ${fmt(p.plan.epsilon)} on draws that are not a posterior sample. ${this.recommended && this.recommended !== p.plan.algorithm ? `The recommended sampler, ${this.recommended}, does not have this limit (step 5); ` : ''}the forecast names the ε at which they could.`
       : '';
-    $('run-button').disabled = active || Boolean(why) || !p || p.pending || (wontMix && !confirmed);
+    $('run-button').disabled = active || Boolean(why) || !p || p.pending;
     // The pre-run exports: the config whenever it is complete (it is made
     // from the controls only), the planned report once the plan exists.
     $('export-config').disabled = Boolean(this.blocker) || !p;

@@ -32,7 +32,8 @@ export function el(tag, props = {}, ...children) {
  * not inside a word; its textContent is the name unchanged.
  */
 export function breakable(name) {
-  const parts = String(name).split(/(?<=_)/);
+  // Split by hand: a lookbehind regex is a syntax error in older Safari.
+  const parts = String(name).split('_').map((p, i, all) => (i < all.length - 1 ? `${p}_` : p));
   return parts.flatMap((p, i) => (i < parts.length - 1 ? [document.createTextNode(p), document.createElement('wbr')] : [document.createTextNode(p)]));
 }
 
