@@ -2,11 +2,11 @@ package run
 
 import (
 	"fmt"
-	"github.com/dpmcmc/dpmcmc/core/dataset"
 	"math"
-	"strconv"
+	"slices"
 	"strings"
 
+	"github.com/dpmcmc/dpmcmc/core/dataset"
 	"github.com/dpmcmc/dpmcmc/core/model"
 	"github.com/dpmcmc/dpmcmc/core/noiseaware"
 	"github.com/dpmcmc/dpmcmc/core/privacy"
@@ -359,9 +359,14 @@ func (in ForecastInputs) hessianBound() float64 {
 // (RowBounds(nil).Lipschitz = F·X̄). Without one (MakePlan): the model named
 // in the config, and the clip r taken to be the default clip F·X̄ (the bound
 // for rows inside the public column bounds, with no parameter box); linear
-// and Poisson from the noise sd or the outcome's bound and the d
-// coefficients.
+// and Poisson from the model the config builds on a table of two rows of
+// zeros with d coefficients on predictors bounded by [−1, 1]
+// (regressionOptionsModel: the bounds read only the options, the outcome's
+// bound and d), as in a private run, whose predictors are scaled to [−1, 1].
 func modelForecastInputs(c *Config, m model.Model, d int) ForecastInputs {
+	if m == nil {
+		m = regressionOptionsModel(c, d)
+	}
 	if m != nil {
 		in := ForecastInputs{Model: m.Name(), MeanBounded: MeanStatisticBounded(c)}
 		if ps, ok := m.(interface{ PriorSD() float64 }); ok && isRegression(in.Model) {
@@ -391,31 +396,79 @@ func modelForecastInputs(c *Config, m model.Model, d int) ForecastInputs {
 	if isRegression(in.Model) {
 		in.PriorSD, _ = ModelPrior(c)
 	}
-	// The linear and Poisson bounds of a run's model (Linear.RowHessianTrace,
-	// Poisson.ExpectedRowHessianTrace) for predictors scaled to [−1, 1] with
-	// an intercept, X̄² = d, as in a private run.
 	f := c.Model.Temper
 	if f <= 0 {
 		f = 1
-	}
-	// Only there: in the user's units (--scale none) X̄ is not known without
-	// the predictors' bounds, and without an intercept Poisson has no bound.
-	scaled := strings.EqualFold(strings.TrimSpace(withDefaultScale(c).Model.Scale), model.ScaleBounds)
-	switch {
-	case !scaled || d < 1:
-	case in.Model == "linear":
-		if sd, err := strconv.ParseFloat(c.Model.Options["noise-sd"], 64); err == nil && sd > 0 {
-			in.RowHessianTrace = f * float64(d) / (sd * sd)
-		}
-	case in.Model == "poisson" && !c.Model.NoIntercept:
-		if b, ok := c.Data.Bounds[c.Model.Outcome]; ok && c.Model.Outcome != "" {
-			in.RowHessianTrace = f * float64(d) * max(b[1], 0)
-		}
 	}
 	if in.Model == "logistic" && c.Settings.Clip > 0 {
 		in.RowHessian = c.Settings.Clip * c.Settings.Clip / (4 * f)
 	}
 	return in
+}
+
+// regressionOptionsModel is, for a plan without data of a linear or
+// Poisson regression whose predictors a run scales by their bounds (a
+// private run's default), the model the config builds on two rows of zeros
+// with d coefficients: the intercept (unless NoIntercept) and predictors
+// bounded by [−1, 1] (the named ones when their number fits, else x1, x2,
+// …), so that X̄² = d as on a run's scaled space; the outcome keeps its
+// bound from the config (Poisson's y⁺). nil for another model, another
+// scale (in the user's units X̄ is unknown without the predictors' bounds)
+// or options that do not build (linear without its noise sd).
+func regressionOptionsModel(c *Config, d int) model.Model {
+	name := strings.ToLower(strings.TrimSpace(c.Model.Model))
+	if (name != "linear" && name != "poisson") || d < 1 ||
+		!strings.EqualFold(strings.TrimSpace(withDefaultScale(c).Model.Scale), model.ScaleBounds) {
+		return nil
+	}
+	k := d
+	if !c.Model.NoIntercept {
+		k = d - 1
+	}
+	if k < 1 {
+		return nil
+	}
+	outcome := c.Model.Outcome
+	if outcome == "" {
+		outcome = "y"
+	}
+	preds := c.Model.Predictors
+	if len(preds) != k || slices.Contains(preds, outcome) {
+		preds = make([]string, k)
+		for j := range preds {
+			preds[j] = fmt.Sprintf("x%d", j+1)
+		}
+		if slices.Contains(preds, outcome) {
+			outcome = "outcome"
+		}
+	}
+	cols := make([][]float64, k+1)
+	for j := range cols {
+		cols[j] = []float64{0, 0}
+	}
+	tab, err := dataset.FromColumns(append(slices.Clone(preds), outcome), cols)
+	if err != nil {
+		return nil
+	}
+	bounds := map[string]dataset.Bound{}
+	for _, p := range preds {
+		bounds[p] = dataset.Bound{Lo: -1, Hi: 1}
+	}
+	if b, ok := c.Data.Bounds[c.Model.Outcome]; ok {
+		bounds[outcome] = dataset.Bound{Lo: b[0], Hi: b[1]}
+	} else if name == "poisson" {
+		return nil // no y⁺: no bound
+	}
+	if _, err := tab.ApplyBounds(bounds); err != nil {
+		return nil
+	}
+	spec := c.Model
+	spec.Outcome, spec.Predictors, spec.Scale = outcome, preds, model.ScaleBounds
+	m, err := model.Build(spec, tab)
+	if err != nil {
+		return nil
+	}
+	return m
 }
 
 // defaultStep is the proposal step of dp-penalty and dp-hmc when the user
