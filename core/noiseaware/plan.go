@@ -116,6 +116,18 @@ func (p *Plan) weightRange(family string, r int) (tlo, thi, wmax float64) {
 	}
 }
 
+// OutcomeScaling is the centre and half-range by which the linear model's
+// outcome is mapped to [−1, 1] from its public range: (lo + hi)/2 and
+// (hi − lo)/2 with an intercept; without one 0 and max(|lo|, |hi|), so that
+// no centring has to be absorbed by a missing intercept (as the
+// predictors, model.NewScaling).
+func OutcomeScaling(y model.Interval, intercept bool) (centre, half float64) {
+	if intercept {
+		return (y.Lo + y.Hi) / 2, (y.Hi - y.Lo) / 2
+	}
+	return 0, math.Max(math.Abs(y.Lo), math.Abs(y.Hi))
+}
+
 // scoreSensitivity is Δ_S (see the package doc).
 func scoreSensitivity(tlo, thi float64, d int, intercept bool) float64 {
 	tmax := math.Max(math.Abs(tlo), math.Abs(thi))
@@ -196,11 +208,7 @@ func NewPlan(s Spec) (*Plan, error) {
 		if !(s.NoiseSD > 0) {
 			return nil, fmt.Errorf("noise-aware: the linear model needs a noise sd > 0 (got %v)", s.NoiseSD)
 		}
-		if s.Intercept {
-			p.YCentre, p.YHalf = (s.YRange.Lo+s.YRange.Hi)/2, (s.YRange.Hi-s.YRange.Lo)/2
-		} else {
-			p.YCentre, p.YHalf = 0, math.Max(math.Abs(s.YRange.Lo), math.Abs(s.YRange.Hi))
-		}
+		p.YCentre, p.YHalf = OutcomeScaling(s.YRange, s.Intercept)
 		p.Phi = (s.NoiseSD / p.YHalf) * (s.NoiseSD / p.YHalf)
 		if !(p.Phi > 0) || math.IsInf(p.Phi, 0) {
 			// φ = (noise sd / outcome half-range)² must be a positive

@@ -446,10 +446,6 @@ func regressionOptionsModel(c *Config, d int) model.Model {
 	for j := range cols {
 		cols[j] = []float64{0, 0}
 	}
-	tab, err := dataset.FromColumns(append(slices.Clone(preds), outcome), cols)
-	if err != nil {
-		return nil
-	}
 	bounds := map[string]dataset.Bound{}
 	for _, p := range preds {
 		bounds[p] = dataset.Bound{Lo: -1, Hi: 1}
@@ -459,16 +455,9 @@ func regressionOptionsModel(c *Config, d int) model.Model {
 	} else if name == "poisson" {
 		return nil // no y⁺: no bound
 	}
-	if _, err := tab.ApplyBounds(bounds); err != nil {
-		return nil
-	}
 	spec := c.Model
 	spec.Outcome, spec.Predictors, spec.Scale = outcome, preds, model.ScaleBounds
-	m, err := model.Build(spec, tab)
-	if err != nil {
-		return nil
-	}
-	return m
+	return publicRowsModel(spec, append(slices.Clone(preds), outcome), cols, bounds)
 }
 
 // defaultStep is the proposal step of dp-penalty and dp-hmc when the user
@@ -633,17 +622,9 @@ func gmmOptionsModel(c *Config) model.Model {
 	if len(c.Model.Predictors) == 1 {
 		col = c.Model.Predictors[0]
 	}
-	tab, err := dataset.FromColumns([]string{col}, [][]float64{{0, 0}})
-	if err != nil {
-		return nil
-	}
 	spec := c.Model
 	spec.Predictors = []string{col}
-	m, err := model.Build(spec, tab)
-	if err != nil {
-		return nil
-	}
-	return m
+	return publicRowsModel(spec, spec.Predictors, [][]float64{{0, 0}}, nil)
 }
 
 // chainsWord is "1 chain" or "k chains".

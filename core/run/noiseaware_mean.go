@@ -271,12 +271,26 @@ func constantMeanModel(c *Config, vals []float64) model.Model {
 	for j, v := range vals {
 		cols[j] = []float64{v, v}
 	}
-	tab, err := dataset.FromColumns(meanColumns(c), cols)
+	spec := c.Model
+	spec.Predictors = meanColumns(c)
+	return publicRowsModel(spec, spec.Predictors, cols, nil)
+}
+
+// publicRowsModel builds spec's model on a table of public values (never
+// data) with the given column names and columns, clipped to bounds (nil:
+// none), for what reads only the model's options and bounds (the
+// forecast's posterior-scale bounds of a plan without data); nil when it
+// cannot be built.
+func publicRowsModel(spec model.Spec, names []string, cols [][]float64, bounds map[string]dataset.Bound) model.Model {
+	tab, err := dataset.FromColumns(names, cols)
 	if err != nil {
 		return nil
 	}
-	spec := c.Model
-	spec.Predictors = meanColumns(c)
+	if bounds != nil {
+		if _, err := tab.ApplyBounds(bounds); err != nil {
+			return nil
+		}
+	}
 	m, err := model.Build(spec, tab)
 	if err != nil {
 		return nil

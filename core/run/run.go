@@ -13,6 +13,7 @@ import (
 	"github.com/dpmcmc/dpmcmc/core/dataset"
 	"github.com/dpmcmc/dpmcmc/core/export"
 	"github.com/dpmcmc/dpmcmc/core/model"
+	"github.com/dpmcmc/dpmcmc/core/noiseaware"
 	"github.com/dpmcmc/dpmcmc/core/report"
 	"github.com/dpmcmc/dpmcmc/core/rng"
 )
@@ -269,9 +270,8 @@ func PriorSDs(cfg *Config, names []string) map[string]float64 {
 }
 
 // NoiseAwareOutcomeHalf is h_y, the half-range by which noise-aware's
-// linear regression scales its outcome (noiseaware.Plan.YHalf: (hi − lo)/2
-// with an intercept, max(|lo|, |hi|) without), and whether cfg is such a
-// run with a finite outcome bound.
+// linear regression scales its outcome (noiseaware.OutcomeScaling, as its
+// plan does), and whether cfg is such a run with a finite outcome bound.
 func NoiseAwareOutcomeHalf(cfg *Config) (float64, bool) {
 	if cfg.Algorithm != NoiseAware || !strings.EqualFold(strings.TrimSpace(cfg.Model.Model), "linear") {
 		return 0, false
@@ -280,10 +280,8 @@ func NoiseAwareOutcomeHalf(cfg *Config) (float64, bool) {
 	if !ok || !(b[1] > b[0]) || math.IsInf(b[0], 0) || math.IsInf(b[1], 0) {
 		return 0, false
 	}
-	if cfg.Model.NoIntercept {
-		return math.Max(math.Abs(b[0]), math.Abs(b[1])), true
-	}
-	return (b[1] - b[0]) / 2, true
+	_, h := noiseaware.OutcomeScaling(model.Interval{Lo: b[0], Hi: b[1]}, !cfg.Model.NoIntercept)
+	return h, true
 }
 
 func isRegression(name string) bool {
