@@ -13,7 +13,9 @@
 //     privacy: Gaussian noise on released statistics, the uniforms of accept
 //     decisions, the correction distribution of the Barker test, minibatch
 //     indices. The key is
-//     never exported, logged or put in a URL.
+//     never exported, logged or put in a URL. A non-private run (an
+//     algorithm that spends no privacy) protects nothing: its key is
+//     PublicKey(seed), so that its draws follow from the seed.
 //
 // Tests may fix the master key through SetTestKey, which exists only in
 // binaries built with the `dpmcmc_testkey` build tag (see testkey.go); the
@@ -61,6 +63,22 @@ func (k Key) String() string { return "rng.Key(hidden)" }
 
 // GoString hides the key from %#v.
 func (k Key) GoString() string { return "rng.Key(hidden)" }
+
+// PublicKey is the key of a run that protects nothing (a non-private
+// algorithm): SHA-256 of a fixed label and the public seed, so that such a
+// run's accept decisions, like its proposals, follow from the seed and the
+// same seed gives the same draws, as in Stan. It is never the key of a
+// private run: a private run's key comes from NewKey.
+func PublicKey(seed uint64) Key {
+	h := sha256.New()
+	h.Write([]byte("dpmcmc/non-private-run"))
+	var buf [8]byte
+	binary.LittleEndian.PutUint64(buf[:], seed)
+	h.Write(buf[:])
+	var b [32]byte
+	copy(b[:], h.Sum(nil))
+	return KeyFromBytes(b)
+}
 
 // NewKey draws a fresh master key from the operating system's CSPRNG, unless a
 // test key was fixed (test builds only).

@@ -176,6 +176,11 @@ func (p *Prepared) newChainWith(c int, key rng.Key, release func(releaser) error
 			return nil, fmt.Errorf("chain %d: %w", c+1, err)
 		}
 	}
+	if !IsPrivate(p.Config.Algorithm) {
+		// Nothing to protect: the accept decisions follow from the public
+		// seed too, so that the same seed gives the same draws.
+		key = rng.PublicKey(p.Config.Seed)
+	}
 	r := rng.ForChain(p.Config.Seed, key, c)
 	theta0 := p.initial(r)
 	if ic, err := initConfig(p.Config, p.Model.N()); err != nil {

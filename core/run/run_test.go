@@ -59,6 +59,39 @@ func TestChainSlicesAreInvisible(t *testing.T) {
 	}
 }
 
+// A non-private run's draws follow from its seed alone (as in Stan): two
+// noise keys give the same draws, and another seed other draws. A private
+// run's accept decisions and noise do not follow from the seed: two keys
+// give different draws at the same seed.
+func TestNonPrivateRunReproducibleBySeed(t *testing.T) {
+	draws := func(alg string, seed uint64, key byte, private bool) []float64 {
+		cfg := smallConfig(alg)
+		cfg.Seed = seed
+		if private {
+			cfg.Data.Bounds = map[string][2]float64{"mean_radius": {-3, 3}, "mean_texture": {-3, 3}}
+			cfg.Privacy = &Budget{Epsilon: 2, Delta: 1e-5}
+		}
+		p := prepareBC5(t, cfg)
+		ch, err := p.NewChain(0, rng.KeyFromBytes([32]byte{key}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.Clone(ch.Advance(1 << 20))
+	}
+	for _, alg := range []string{"mh", "hmc", "mala", "barker"} {
+		a, b, c := draws(alg, 9, 1, false), draws(alg, 9, 2, false), draws(alg, 10, 1, false)
+		if !slices.Equal(a, b) {
+			t.Errorf("%s: the same seed with two keys gives different draws", alg)
+		}
+		if slices.Equal(a, c) {
+			t.Errorf("%s: two seeds give the same draws", alg)
+		}
+	}
+	if a, b := draws("dp-penalty", 9, 1, true), draws("dp-penalty", 9, 2, true); slices.Equal(a, b) {
+		t.Error("dp-penalty: two keys give the same draws: its noise follows from the public seed")
+	}
+}
+
 // A cancelled run keeps what ran and counts exactly those iterations.
 func TestCancelCountsWhatRan(t *testing.T) {
 	cfg := smallConfig("mh")
