@@ -286,6 +286,20 @@ test('a private run forecast not to converge is warned beside the Run button, wi
     await readyToRun(page);
     await page.getByTestId('epsilon-input').fill('1.5');
     await page.waitForFunction(() => /ε = 1\.5 on draws/.test(document.querySelector('[data-testid="run-forecast-warning"]').textContent), null, { timeout: 10000 });
+    // At the first ε the forecast names, the chains could converge only
+    // for predictors spread over their whole ranges: still warned, with
+    // the ε typical data would need.
+    const text = await page.getByTestId('forecast').textContent();
+    const m = /a larger ε \(at least about ([\d.e+]+) for predictors spread over their whole public ranges; about ([\d.e+]+) for the typical spread\)/.exec(text);
+    assert.ok(m, text);
+    const [first, typical] = [Number(m[1]), Number(m[2])];
+    assert.ok(typical > 2 * first, text);
+    await page.getByTestId('epsilon-input').fill(String(Math.round(first * 1.5)));
+    await page.waitForFunction(() => /can converge only if the predictors spread over most of their public ranges; for typical data they will probably not/.test(document.querySelector('[data-testid="run-forecast-warning"]').textContent), null, { timeout: 10000 });
+    assert.equal(await page.getByTestId('forecast').getAttribute('data-will-mix'), 'true');
+    assert.match(await page.getByTestId('forecast').getAttribute('class'), /\bwarn\b/);
+    assert.match(await page.getByTestId('forecast').textContent(), /they will probably not converge; use noise-aware or a larger ε \(about [\d.e+]+\)/);
+    await readyToRun(page);
     // The recommended sampler gets no warning.
     await page.getByTestId('algorithm-select').selectOption('noise-aware');
     await page.waitForFunction(() => document.querySelector('[data-testid="run-forecast-warning"]').hidden, null, { timeout: 10000 });

@@ -177,6 +177,17 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		s.Clip = math.Sqrt(float64(dim))
 		assumed = fmt.Sprintf("clip = √dim = %.4g assumed (the per-row bound of a logistic model whose %d predictors are scaled to [−1, 1], with an intercept); give --clip for other bounds", s.Clip, dim-1)
 	}
+	// Its gradient clip likewise: a logistic row's gradient (y − p)·x̃ has
+	// norm at most ‖x̃‖ ≤ √dim.
+	if s.GradClip == 0 && dim >= 1 && strings.EqualFold(cfg.Model.Model, "logistic") && (cfg.Algorithm == "dp-hmc" || cfg.Algorithm == "dp-mala") {
+		s.GradClip = math.Sqrt(float64(dim))
+		g := fmt.Sprintf("grad clip = √dim = %.4g assumed (the per-row gradient bound of the same model)", s.GradClip)
+		if assumed != "" {
+			assumed += "; " + g
+		} else {
+			assumed = g
+		}
+	}
 	if dim < 1 {
 		dim = 1
 	}

@@ -503,8 +503,9 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "note: "+run.LinearNoiseSDNote("1")+" (1 is the default; --model-opt noise-sd=S sets it)")
 	}
 	// The mixing forecast (public inputs only); a forecast that the chains
-	// cannot converge is printed even with --quiet.
-	if fc := p.Plan.Forecast; fc != nil && p.Plan.Private && (!f.quiet || !fc.WillMix) {
+	// cannot (or, for typical data, will probably not) converge is printed
+	// even with --quiet.
+	if fc := p.Plan.Forecast; fc != nil && p.Plan.Private && (!f.quiet || fc.ProbablyNotMixing()) {
 		fmt.Fprintf(stderr, "forecast: %s\n", fc.Text)
 	}
 	ctx, stop := interruptContext(stderr)

@@ -202,6 +202,15 @@ func resolvePlan(cfg *Config, m model.Model, n, d int) (*Config, *Plan, error) {
 		if err := defaultClips(c.Algorithm, s, m); err != nil {
 			return nil, nil, err
 		}
+	} else if om := regressionOptionsModel(&c, d); om != nil {
+		// A plan without data of a scaled linear or Poisson regression
+		// derives the clips a run would from the same public bounds (the
+		// predictors' [−1, 1], the outcome's bound, the box); where a run
+		// would refuse (no box), the plan keeps the settings as given.
+		t := *s
+		if defaultClips(c.Algorithm, &t, om) == nil {
+			*s = t
+		}
 	}
 	// stepFree: the proposal step of dp-penalty or dp-hmc is the planner's
 	// to choose (defaultStep).

@@ -89,10 +89,11 @@ async function showForecast() {
   const box = $('forecast');
   box.hidden = !f?.text;
   // The ε the forecast names may lie beyond this demo's slider.
-  const beyond = f?.epsilon_to_mix > Number(eps.max) ? ` That is beyond this demo's ε slider (at most ${eps.max}): here ${algorithm} cannot show a converged run.` : '';
+  const need = Math.max(f?.epsilon_to_mix ?? 0, f?.will_mix_typical === false ? f.epsilon_to_mix_typical ?? 0 : 0);
+  const beyond = need > Number(eps.max) ? ` That is beyond this demo's ε slider (at most ${eps.max}): here ${algorithm} cannot show a converged run.` : '';
   box.textContent = f?.text ? `${f.kind === 'exact' ? 'Forecast' : 'Mixing forecast'}: ${f.text}${/[.!?]$/.test(f.text) ? '' : '.'}${beyond}` : '';
-  const wont = Boolean(f?.text) && !f.will_mix;
-  box.classList.toggle('warn', wont);
+  // Will not, or (will_mix_typical) will probably not, converge.
+  box.classList.toggle('warn', Boolean(f?.text) && (!f.will_mix || f.will_mix_typical === false));
   box.dataset.willMix = f ? String(Boolean(f.will_mix)) : '';
 }
 
