@@ -389,16 +389,21 @@ test('columns written as text (sex F/M, a yes/no outcome) run once their coding 
   const { context, page, rec } = await h.open(DESKTOP);
   try {
     await load(page, file);
-    await declare(page, { age: [18, 90] }, /^(Cannot run|Fill in every public bound)/);
-    // Without codings a private run needs bounds for sex and smoker.
-    assert.match(await page.getByTestId('run-blocker').textContent(), /missing: sex, smoker/);
+    await declare(page, { age: [18, 90] }, /hold text/);
+    // The page names every text column without a coding before any run,
+    // and does not ask for their bounds: the coding gives them.
+    const more = () => page.getByTestId('run-blockers-more').evaluate((ul) => (ul.hidden ? [] : [...ul.children].map((li) => li.textContent)));
+    assert.match(await page.getByTestId('run-blocker').textContent(), /^y, sex and smoker hold text \(local check: the values read on this device are not numbers\): type the text coding in step 3, e\.g\. no=0, yes=1/);
+    assert.deepEqual(await more(), []);
+    // A non-private run needs the codings too.
     await page.getByTestId('algorithm-select').selectOption('mh');
-    await page.waitForFunction(() => /^Cannot run/.test(document.querySelector('[data-testid="run-blocker"]').textContent), null, { timeout: 60000 });
-    assert.match(await page.getByTestId('run-blocker').textContent(), /"yes" is not a number; if column "y" holds categories, .*the page: the "text coding" column of step 3/);
+    assert.match(await page.getByTestId('run-blocker').textContent(), /^y, sex and smoker hold text/);
     await page.getByTestId('algorithm-select').selectOption('dp-penalty');
     await page.getByTestId('coding-sex').fill('F=0');
+    assert.deepEqual(await more(), ['y and smoker hold text (local check: the values read on this device are not numbers): type the text coding in step 3, e.g. no=0, yes=1; the coding also gives the bound.']);
     assert.match(await page.getByTestId('run-blocker').textContent(), /^The text coding of sex \(step 3\): give every value the column can take/);
     await page.getByTestId('coding-sex').fill('F=0, M=1');
+    assert.match(await page.getByTestId('run-blocker').textContent(), /^y and smoker hold text/);
     await page.getByTestId('coding-smoker').fill('no: 0; yes: 1');
     // A 0/1 outcome coded 1/2 would be clipped to all ones: refused.
     await page.getByTestId('coding-y').fill('no=1, yes=2');
@@ -415,6 +420,35 @@ test('columns written as text (sex F/M, a yes/no outcome) run once their coding 
     assert.deepEqual(cfg.data.bounds, { y: [0, 1], age: [18, 90], sex: [0, 1], smoker: [0, 1] });
     assert.equal(await runToEnd(page), 'done');
     assert.deepEqual((await summaryRows(page)).map((r) => r[0]), ['intercept', 'age', 'sex', 'smoker']);
+    await assertClean(page, rec);
+  } finally {
+    await context.close();
+  }
+});
+
+test('every blocker is listed at once: the first beside Run, the others under it, each gone once fixed', { timeout: 120000 }, async () => {
+  const file = writeCSV('blockers', ['x1', 'x2', 'y'], baseRows());
+  const { context, page, rec } = await h.open(DESKTOP);
+  try {
+    await load(page, file);
+    const more = () => page.getByTestId('run-blockers-more').evaluate((ul) => (ul.hidden ? [] : [...ul.children].map((li) => li.textContent)));
+    await page.getByTestId('epsilon-input').fill('');
+    assert.match(await page.getByTestId('run-blocker').textContent(), /^Declare what the outcome "y" is \(step 2\)/);
+    // The undeclared outcome's bound comes with its declaration: not listed twice.
+    assert.deepEqual(await more(), ['Fill in every public bound to run a private sampler (missing: x1, x2).', 'ε must be a positive number.']);
+    await page.getByTestId('model-select').selectOption('logistic');
+    assert.equal(await page.getByTestId('run-blocker').textContent(), 'Fill in every public bound to run a private sampler (missing: x1, x2).');
+    assert.deepEqual(await more(), ['ε must be a positive number.']);
+    for (const [c, lo, hi] of [['x1', -2, 2], ['x2', 0, 1]]) {
+      await page.getByTestId(`bound-lo-${c}`).fill(String(lo));
+      await page.getByTestId(`bound-hi-${c}`).fill(String(hi));
+    }
+    assert.equal(await page.getByTestId('run-blocker').textContent(), 'ε must be a positive number.');
+    assert.deepEqual(await more(), []);
+    assert.equal(await page.getByTestId('run-blockers-more').isHidden(), true);
+    await page.getByTestId('epsilon-input').fill('3');
+    await page.waitForFunction(() => /planned ε/.test(document.querySelector('[data-testid="plan"]').textContent), null, { timeout: 60000 });
+    assert.equal(await page.getByTestId('run-blocker').textContent(), '');
     await assertClean(page, rec);
   } finally {
     await context.close();

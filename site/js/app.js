@@ -368,6 +368,21 @@ export class App {
   }
 
   /**
+   * True when the engine read column name as text and none of its cells
+   * in the on-screen preview is a number: a categorical column (sex F/M),
+   * not a number column with a stray word. Local: never exported.
+   */
+  textValued(name) {
+    const j = this.info.columns.findIndex((c) => c.name === name);
+    if (j < 0 || this.info.columns[j].type !== 'text') return false;
+    const missingToken = /^(|\.|na|nan|n\/a|null)$/i;
+    return this.info.preview.every((row) => {
+      const v = (row[j] ?? '').trim();
+      return missingToken.test(v) || !Number.isFinite(Number(v));
+    });
+  }
+
+  /**
    * True when a bound is partly typed or invalid. The sides a declaration
    * fixes do not count as typed: a count outcome without K has no bound
    * (enough for a non-private run), not half of one.
@@ -572,33 +587,50 @@ export class App {
     this.renderWarmup(algo);
     document.getElementById('budget').classList.toggle('inactive', !algo?.private);
     const cfg = this.config();
-    let blocker = '';
     const eps = cfg.privacy?.epsilon;
     const delta = cfg.privacy?.delta;
-    const missing = used.filter((c) => boundPair(this.boundOf(c)) === null);
+    // Everything that stops a run, in the order of the steps: the first
+    // is shown beside the Run button, the others under it, so that a
+    // user fixes them in one pass instead of discovering them one by one.
+    const blockers = [];
+    const family = this.family();
+    const partial = used.filter((c) => this.partialBound(c));
     const missingBlock = this.missingBlocker(outcome, preds);
-    if (!this.family()) blocker = `Declare what the outcome "${outcome}" is (step 2): 0/1, a count 0…K or a number LO…HI.`;
-    else if (preds.length === 0) blocker = 'Choose at least one predictor.';
-    else if (used.some((c) => parseCoding(this.coding[c] ?? '')?.error)) {
-      const c = used.find((x) => parseCoding(this.coding[x] ?? '')?.error);
-      blocker = `The text coding of ${c} (step 3): ${parseCoding(this.coding[c]).error}.`;
+    if (!family) blockers.push(`Declare what the outcome "${outcome}" is (step 2): 0/1, a count 0…K or a number LO…HI.`);
+    if (preds.length === 0) blockers.push('Choose at least one predictor.');
+    const badCoding = used.filter((x) => parseCoding(this.coding[x] ?? '')?.error);
+    for (const c of badCoding) {
+      blockers.push(`The text coding of ${c} (step 3): ${parseCoding(this.coding[c]).error}.`);
     }
-    else if (missingBlock) blocker = missingBlock;
-    else if (this.family() === 'linear' && !cfg.model.options?.['noise-sd']) blocker = `Type the noise sd of ${outcome} (step 2), a positive number in its units: the linear model treats it as known, and every interval's width depends on it. Take it from what is publicly known, not from these data: the residual sd of ${outcome} around its prediction in published models of it (usually larger than the instrument's measurement error alone).`;
-    else if ($('prior-input').value !== '' && !(Number($('prior-input').value) > 0 && Number.isFinite(Number($('prior-input').value)))) blocker = 'The prior scale must be a positive number (or empty for the default).';
-    else if (!(cfg.chains >= 1 && cfg.chains <= POOL_SIZE)) blocker = `Chains must be between 1 and ${POOL_SIZE}.`;
-    else if (!(cfg.warmup >= 0) || !(cfg.draws >= 1)) blocker = 'Warmup must be ≥ 0 and draws ≥ 1.';
-    else if (!(cfg.seed >= 1)) blocker = 'The public seed must be a whole number ≥ 1.';
-    else if (used.some((c) => this.partialBound(c))) {
-      const bad = used.filter((c) => this.partialBound(c));
-      const reversed = bad.filter((c) => { const b = this.boundOf(c); return b.lo !== '' && b.hi !== '' && Number.isFinite(Number(b.lo)) && Number.isFinite(Number(b.hi)); });
-      blocker = reversed.length
+    // A column of text values (a local check on the rows previewed) runs
+    // only once its coding is typed. A number column with a stray word
+    // is left to the engine, whose error names the row.
+    const uncoded = used.filter((c) => this.textValued(c) && !parseCoding(this.coding[c] ?? ''));
+    if (uncoded.length) {
+      const them = uncoded.length === 1 ? `${uncoded[0]} holds` : `${uncoded.slice(0, -1).join(', ')} and ${uncoded.at(-1)} hold`;
+      blockers.push(`${them} text (local check: the values read on this device are not numbers): type the text coding in step 3, e.g. ${uncoded.includes(outcome) ? 'no=0, yes=1' : 'F=0, M=1'}; the coding also gives the bound.`);
+    }
+    // Bounds still to type, leaving out those another blocker already
+    // covers (an undeclared outcome's comes with its declaration, a text
+    // column's with its coding).
+    const missing = used.filter((c) => boundPair(this.boundOf(c)) === null && !partial.includes(c) && (family || c !== outcome) && !uncoded.includes(c) && !badCoding.includes(c));
+    if (missingBlock) blockers.push(missingBlock);
+    if (family === 'linear' && !cfg.model.options?.['noise-sd']) blockers.push(`Type the noise sd of ${outcome} (step 2), a positive number in its units: the linear model treats it as known, and every interval's width depends on it. Take it from what is publicly known, not from these data: the residual sd of ${outcome} around its prediction in published models of it (usually larger than the instrument's measurement error alone).`);
+    if ($('prior-input').value !== '' && !(Number($('prior-input').value) > 0 && Number.isFinite(Number($('prior-input').value)))) blockers.push('The prior scale must be a positive number (or empty for the default).');
+    if (!(cfg.chains >= 1 && cfg.chains <= POOL_SIZE)) blockers.push(`Chains must be between 1 and ${POOL_SIZE}.`);
+    if (!(cfg.warmup >= 0) || !(cfg.draws >= 1)) blockers.push('Warmup must be ≥ 0 and draws ≥ 1.');
+    if (!(cfg.seed >= 1)) blockers.push('The public seed must be a whole number ≥ 1.');
+    if (partial.length) {
+      const reversed = partial.filter((c) => { const b = this.boundOf(c); return b.lo !== '' && b.hi !== '' && Number.isFinite(Number(b.lo)) && Number.isFinite(Number(b.hi)); });
+      blockers.push(reversed.length
         ? `The lower bound must be below the upper one (${reversed.join(', ')}).`
-        : `Each bound needs both a lower and an upper value, lower below upper (${bad.join(', ')}).`;
+        : `Each bound needs both a lower and an upper value, lower below upper (${partial.join(', ')}).`);
     }
-    else if (algo?.private && missing.length) blocker = `Fill in every public bound to run a private sampler (missing: ${missing.join(', ')}).`;
-    else if (algo?.private && !(eps > 0)) blocker = 'ε must be a positive number.';
-    else if (algo?.private && !(delta > 0 && delta < 1 / this.info.rows)) blocker = `δ must be positive and below 1/n = ${fmt(1 / this.info.rows)}.`;
+    if (algo?.private && missing.length) blockers.push(`Fill in every public bound to run a private sampler (missing: ${missing.join(', ')}).`);
+    if (algo?.private && !(eps > 0)) blockers.push('ε must be a positive number.');
+    if (algo?.private && !(delta > 0 && delta < 1 / this.info.rows)) blockers.push(`δ must be positive and below 1/n = ${fmt(1 / this.info.rows)}.`);
+    const blocker = blockers[0] ?? '';
+    this.moreBlockers = blockers.slice(1);
     this.blocker = blocker;
     // Results on screen from settings that have changed since are marked.
     const shown = this.results.run;
@@ -646,14 +678,24 @@ export class App {
     if (!why && p?.error) why = `Cannot run: ${p.error}`;
     const active = Boolean(this.run?.active);
     $('run-blocker').textContent = active ? '' : why;
+    const more = active || !this.blocker ? [] : this.moreBlockers ?? [];
+    $('run-blockers-more').hidden = more.length === 0;
+    $('run-blockers-more').replaceChildren(...more.map((t) => Object.assign(document.createElement('li'), { textContent: t })));
     // A private run whose forecast says its chains cannot converge would
     // spend the budget on draws that are not a posterior sample: the
     // warning is repeated beside the Run button, where it is read last.
-    const wontMix = Boolean(!why && p && !p.pending && !p.error && p.plan?.private && p.plan?.forecast && p.plan.forecast.will_mix === false);
-    $('run-forecast-warning').hidden = !wontMix || active;
+    const fc = !why && p && !p.pending && !p.error && p.plan?.private ? p.plan.forecast : null;
+    const wontMix = fc?.will_mix === false;
+    // The budget allows convergence only for predictors spread over their
+    // whole public ranges: for typical data the chains will probably not.
+    const probablyNot = fc?.will_mix === true && fc.will_mix_typical === false;
+    $('run-forecast-warning').hidden = !(wontMix || probablyNot) || active;
+    const better = this.recommended && this.recommended !== p?.plan?.algorithm ? `The recommended sampler, ${this.recommended}, does not have this limit (step 5); ` : '';
     $('run-forecast-warning').textContent = wontMix
-      ? `Before you run: the forecast (step 4) says these chains cannot converge, so this run would spend ε = ${fmt(p.plan.epsilon)} on draws that are not a posterior sample. ${this.recommended && this.recommended !== p.plan.algorithm ? `The recommended sampler, ${this.recommended}, does not have this limit (step 5); ` : ''}the forecast names the ε at which they could.`
-      : '';
+      ? `Before you run: the forecast (step 4) says these chains cannot converge, so this run would spend ε = ${fmt(p.plan.epsilon)} on draws that are not a posterior sample. ${better}the forecast names the ε at which they could.`
+      : probablyNot
+        ? `Before you run: the forecast (step 4) says these chains can converge only if the predictors spread over most of their public ranges; for typical data they will probably not, and this run would spend ε = ${fmt(p.plan.epsilon)} on draws that are not a posterior sample. ${better}the forecast names the ε that typical data would need.`
+        : '';
     $('run-button').disabled = active || Boolean(why) || !p || p.pending;
     // The pre-run exports: the config whenever it is complete (it is made
     // from the controls only), the planned report once the plan exists.
@@ -1039,7 +1081,7 @@ function showForecast(f) {
   // noise-aware's draws are iid (kind "exact"): nothing to mix, only what the release can tell.
   const label = f?.kind === 'exact' ? 'Forecast' : 'Mixing forecast';
   e.textContent = f?.text ? `${label}: ${f.text}${/[.!?]$/.test(f.text) ? '' : '.'}` : '';
-  e.classList.toggle('warn', Boolean(f?.text) && (!f.will_mix || Boolean(f.weak_release) || Boolean(f.weak_if_low_mean)));
+  e.classList.toggle('warn', Boolean(f?.text) && (!f.will_mix || f.will_mix_typical === false || Boolean(f.weak_release) || Boolean(f.weak_if_low_mean)));
   e.dataset.willMix = f ? String(Boolean(f.will_mix)) : '';
 }
 
