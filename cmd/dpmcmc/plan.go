@@ -173,15 +173,18 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	// ‖x̃‖ (the default clip): without --clip, assume predictors scaled to
 	// [−1, 1] with an intercept, c = √dim.
 	var assumed string
-	if s.Clip == 0 && dim >= 1 && strings.EqualFold(cfg.Model.Model, "logistic") && (cfg.Algorithm == "dp-penalty" || cfg.Algorithm == "dp-hmc" || cfg.Algorithm == "dp-mala") {
+	// With a parameter --box the plan derives both clips from the box, as
+	// a run does.
+	if s.Clip == 0 && s.Box == 0 && dim >= 1 && strings.EqualFold(cfg.Model.Model, "logistic") && (cfg.Algorithm == "dp-penalty" || cfg.Algorithm == "dp-hmc" || cfg.Algorithm == "dp-mala") {
 		s.Clip = math.Sqrt(float64(dim))
 		assumed = fmt.Sprintf("clip = √dim = %.4g assumed (the per-row bound of a logistic model whose %d predictors are scaled to [−1, 1], with an intercept); give --clip for other bounds", s.Clip, dim-1)
 	}
 	// Its gradient clip likewise: a logistic row's gradient (y − p)·x̃ has
-	// norm at most ‖x̃‖ ≤ √dim.
-	if s.GradClip == 0 && dim >= 1 && strings.EqualFold(cfg.Model.Model, "logistic") && (cfg.Algorithm == "dp-hmc" || cfg.Algorithm == "dp-mala") {
-		s.GradClip = math.Sqrt(float64(dim))
-		g := fmt.Sprintf("grad clip = √dim = %.4g assumed (the per-row gradient bound of the same model)", s.GradClip)
+	// norm at most ‖x̃‖, the same bound as the ratio's clip (a run derives
+	// both from the same bounds: model.Logistic.RowBounds).
+	if s.GradClip == 0 && s.Clip > 0 && s.Box == 0 && strings.EqualFold(cfg.Model.Model, "logistic") && (cfg.Algorithm == "dp-hmc" || cfg.Algorithm == "dp-mala") {
+		s.GradClip = s.Clip
+		g := fmt.Sprintf("grad clip = clip = %.4g assumed (a logistic row's gradient bound equals its ratio's)", s.GradClip)
 		if assumed != "" {
 			assumed += "; " + g
 		} else {

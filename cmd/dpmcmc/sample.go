@@ -68,7 +68,7 @@ func (f *sampleFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.Chains, "chains", 4, "number of chains")
 	fs.IntVar(&c.Warmup, "warmup", 1000, "warmup iterations per chain (a private run plans its own from the budget unless this is given; exact, whose draws are independent, runs none unless this is given)")
 	fs.IntVar(&c.Draws, "draws", 2000, "draws per chain after warmup (a private run plans its own from the budget unless this is given)")
-	fs.Uint64Var(&c.Seed, "seed", 0, "seed of the public randomness (inits, proposals); 0 picks a random one. It is exported with the config (it is public)")
+	fs.Uint64Var(&c.Seed, "seed", 0, "seed of the public randomness (inits, proposals; a non-private run's draws follow from it alone, a private run's noise and accept decisions never do); 0 picks a random one. It is exported with the config (it is public)")
 	fs.Float64Var(&c.Settings.Step, "step", 0, "proposal sd per coordinate (MH-type) or leapfrog/Langevin step (gradient kernels)")
 	fs.IntVar(&c.Settings.Leapfrog, "leapfrog", 0, "leapfrog steps per HMC iteration (default 10)")
 	fs.BoolVar(&c.Settings.NoAdapt, "no-adapt", false, "do not adapt the step during warmup")

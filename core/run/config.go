@@ -33,8 +33,10 @@ type Config struct {
 	Draws     int        `json:"draws"`
 	// Seed drives the public randomness only (initial values, proposals);
 	// it is public and embedded in Stan CSV exports with the config.
-	// Privacy noise, accept decisions and minibatch indices come from the
-	// noise stream (core/rng) and never depend on it.
+	// A private run's privacy noise, accept decisions and minibatch
+	// indices come from the noise stream (core/rng) and never depend on
+	// it; a non-private run protects nothing, and its noise stream is
+	// keyed from the seed (rng.PublicKey) so that its draws follow from it.
 	Seed uint64 `json:"seed"`
 	Init Init   `json:"init"`
 	// Privacy is the budget of a private run; nil for a non-private run.

@@ -272,7 +272,7 @@ func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, predicto
 	}
 	if !weakAtQuarter(*pv) && lowWeak {
 		f.WeakIfLowMean = true
-		f.Text += fmt.Sprintf(". With counts that small, at this budget the 95%% intervals will not tell the direction even of a strong effect (%s) unless the predictors spread over much of their public range: raise ε, add rows, use fewer predictors, or type bounds closer to where the values can be (K as the largest count the study's design allows)", strong)
+		f.Text += fmt.Sprintf(". With counts that small, at this budget the 95%% intervals will not tell the direction even of a strong effect (%s) unless the predictors spread over much of their public range (%s): raise ε, add rows, use fewer predictors, or type bounds closer to where the values can be (K as the largest count the study's design allows)", strong, binarySpread)
 	}
 	if weakAtQuarter(*pv) {
 		f.WeakRelease = true
@@ -292,10 +292,18 @@ func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, predicto
 				fewer = fmt.Sprintf("use fewer predictors (about %d or fewer would be enough at this ε, in the same most favourable case)", *predictors)
 			}
 		}
-		f.Text += ". At this budget the 95% intervals will not tell the direction even of a strong effect (" + strong + ") unless the predictors spread over much of their public range: " + raise + ", add rows, " + fewer + ", or type bounds closer to where the values can be"
+		f.Text += ". At this budget the 95% intervals will not tell the direction even of a strong effect (" + strong + ") unless the predictors spread over much of their public range (" + binarySpread + "): " + raise + ", add rows, " + fewer + ", or type bounds closer to where the values can be"
 	}
 	return f
 }
+
+// binarySpread tells where the preview's warning, judged at a spread of a
+// quarter, is pessimistic: a 0/1 predictor with prevalence p has sd
+// √(p(1 − p)) and half-range ½, so spread 2√(p(1 − p)). A forecast review
+// (2026-11-27) saw directions determined in most runs of designs with a
+// 0/1 smoker (p = 0.25) and continuous predictors of spread 0.3–0.45
+// where the preview warned.
+const binarySpread = "a 0/1 predictor does: its sd is 2√(p(1 − p)) of its half-range, 0.6 at a prevalence p of 10%, 0.87 at 25%; so do predictors whose values fill their bounds evenly, 0.58"
 
 // StrongEffectSD is the largest posterior sd, per predictor sd in the
 // preview's effect unit (log odds; the linear model's noise sd), at which a
@@ -362,6 +370,9 @@ type ForecastInputs struct {
 	// MeanBounded: the gaussian or banana model with a public bound on
 	// every data column, which noise-aware can run (MeanStatisticBounded).
 	MeanBounded bool
+	// Scaled: a regression on predictors scaled to [−1, 1] by their public
+	// bounds (X̄² = d), where the typical-data check applies.
+	Scaled bool
 	// WidestSD is a public lower bound on the posterior sd in its widest
 	// direction from the model's closed-form posterior (the banana's θ2:
 	// model.Banana.WidestPosteriorSDLower); 0: unknown.
@@ -378,19 +389,19 @@ func (in ForecastInputs) hessianBound() float64 {
 
 // modelForecastInputs derives the forecast's inputs. With a model: for
 // logistic, H = F·X̄²/4 from the model's per-row gradient bound over all θ
-// (RowBounds(nil).Lipschitz = F·X̄). Without one (MakePlan): the model named
-// in the config, and the clip r taken to be the default clip F·X̄ (the bound
-// for rows inside the public column bounds, with no parameter box); linear
-// and Poisson from the model the config builds on a table of two rows of
-// zeros with d coefficients on predictors bounded by [−1, 1]
+// (RowBounds(nil).Lipschitz = F·X̄). Without one (MakePlan): a regression
+// on scaled predictors from the model the config builds on a table of two
+// rows of zeros with d coefficients on predictors bounded by [−1, 1]
 // (regressionOptionsModel: the bounds read only the options, the outcome's
-// bound and d), as in a private run, whose predictors are scaled to [−1, 1].
+// bound and d), as in a private run; otherwise the model named in the
+// config, and for logistic the clip r taken to be the default clip F·X̄
+// (the bound for rows inside the public column bounds, with no box).
 func modelForecastInputs(c *Config, m model.Model, d int) ForecastInputs {
 	if m == nil {
 		m = regressionOptionsModel(c, d)
 	}
 	if m != nil {
-		in := ForecastInputs{Model: m.Name(), MeanBounded: MeanStatisticBounded(c)}
+		in := ForecastInputs{Model: m.Name(), MeanBounded: MeanStatisticBounded(c), Scaled: model.ScalingOf(m) != nil}
 		if ps, ok := m.(interface{ PriorSD() float64 }); ok && isRegression(in.Model) {
 			in.PriorSD = ps.PriorSD()
 		}
@@ -428,18 +439,19 @@ func modelForecastInputs(c *Config, m model.Model, d int) ForecastInputs {
 	return in
 }
 
-// regressionOptionsModel is, for a plan without data of a linear or
-// Poisson regression whose predictors a run scales by their bounds (a
-// private run's default), the model the config builds on two rows of zeros
-// with d coefficients: the intercept (unless NoIntercept) and predictors
-// bounded by [−1, 1] (the named ones when their number fits, else x1, x2,
-// …), so that X̄² = d as on a run's scaled space; the outcome keeps its
-// bound from the config (Poisson's y⁺). nil for another model, another
+// regressionOptionsModel is, for a plan without data of a regression
+// (logistic, linear, Poisson) whose predictors a run scales by their
+// bounds (a private run's default), the model the config builds on two
+// rows of zeros with d coefficients: the intercept (unless NoIntercept) and
+// predictors bounded by [−1, 1] (the named ones when their number fits,
+// else x1, x2, …), so that X̄² = d as on a run's scaled space; the outcome
+// keeps its bound from the config (Poisson's y⁺; the 0/1 outcome of
+// logistic needs none). nil for another model, another
 // scale (in the user's units X̄ is unknown without the predictors' bounds)
 // or options that do not build (linear without its noise sd).
 func regressionOptionsModel(c *Config, d int) model.Model {
 	name := strings.ToLower(strings.TrimSpace(c.Model.Model))
-	if (name != "linear" && name != "poisson") || d < 1 ||
+	if !isRegression(name) || d < 1 ||
 		!strings.EqualFold(strings.TrimSpace(withDefaultScale(c).Model.Scale), model.ScaleBounds) {
 		return nil
 	}
@@ -472,7 +484,7 @@ func regressionOptionsModel(c *Config, d int) model.Model {
 	for _, p := range preds {
 		bounds[p] = dataset.Bound{Lo: -1, Hi: 1}
 	}
-	if b, ok := c.Data.Bounds[c.Model.Outcome]; ok {
+	if b, ok := c.Data.Bounds[c.Model.Outcome]; ok && name != "logistic" {
 		bounds[outcome] = dataset.Bound{Lo: b[0], Hi: b[1]}
 	} else if name == "poisson" {
 		return nil // no y⁺: no bound
@@ -529,7 +541,14 @@ func MakeForecast(p *Plan, in ForecastInputs) *Forecast {
 	if !(r > 0) || !(f.RatioMu > 0) {
 		how := "a run derives it from the public bounds; a plan without data needs --clip, or --dim for logistic"
 		if in.Model == "linear" || in.Model == "poisson" {
-			how = fmt.Sprintf("the %s model's log-likelihood ratio has no public bound over unbounded coefficients: a run needs a parameter --box, from which it derives the clip, or --clip; give the plan the same", in.Model)
+			switch {
+			case !in.Scaled:
+				how = "a run derives it from the column bounds and a parameter --box; a plan without data in the user's units (--scale none) knows neither: give it --clip"
+			case p.Settings.Box > 0:
+				how = "a run derives it from the column bounds, the outcome's among them, and the --box: give the plan --outcome-bound, or --clip"
+			default:
+				how = fmt.Sprintf("the %s model's log-likelihood ratio has no public bound over unbounded coefficients: a run needs a parameter --box, from which it derives the clip, or --clip; give the plan the same", in.Model)
+			}
 		}
 		f.Text = fmt.Sprintf("no mixing forecast: the clip of %s is not known (%s)", p.Algorithm, how)
 		return f
@@ -568,7 +587,7 @@ func MakeForecast(p *Plan, in ForecastInputs) *Forecast {
 		if !ok {
 			f.EpsilonToMixTypical = epsilonToMix(p, need)
 		}
-		typical = fmt.Sprintf("for predictors whose sd is %s of their public half-range (typical of real data with honest bounds) the widest posterior sd is about %.3g, and the chains could give %s", spreadWord(weakSpread), f.TypicalWidestSD, effectiveDrawsPhrase(f.TypicalEffectiveDraws))
+		typical = fmt.Sprintf("for predictors whose sd is %s of their public half-range (common in real data with honest bounds), even at the most informative outcome%s, the widest posterior sd is about %.3g, and the chains could give %s", spreadWord(weakSpread), outcomeCase(in.Model), f.TypicalWidestSD, effectiveDrawsPhrase(f.TypicalEffectiveDraws))
 	}
 	head := fmt.Sprintf("with these settings each chain can move at most about %s posterior sds in total (%s while drawing), in the posterior's widest direction, whose sd is at least %.3g; that gives %s over %s",
 		fmtSDs(f.SDsPerChain), fmtSDs(f.SDsInDraws), f.WidestSDLower, effectiveDrawsPhrase(f.EffectiveDraws), chainsWord(p.Chains))
@@ -621,13 +640,25 @@ func (f *Forecast) ProbablyNotMixing() bool {
 // unit of ‖x̃‖² (X̄² = d on the scaled space: the intercept's 1 and a 1 per
 // predictor), so that n·H/d·f² is the Fisher information of such a slope
 // at the most informative outcome (logistic: p = ½; linear: 1/σ²;
-// Poisson: a mean at its cap). 0 for other models or without a bound.
+// Poisson: a mean at its cap). 0 for other models, unscaled predictors
+// (--scale none) or without a bound.
 func typicalWidestSD(n, d int, in ForecastInputs) float64 {
 	h := in.hessianBound()
-	if !isRegression(in.Model) || !(h > 0) {
-		return 0
+	if !isRegression(in.Model) || !in.Scaled || !(h > 0) {
+		return 0 // in the user's units X̄² is not d: no spread to speak of
 	}
 	return widestSDLower(n, d, h*weakSpread*weakSpread, in.PriorSD)
+}
+
+// outcomeCase says what the most informative outcome is for the model.
+func outcomeCase(modelName string) string {
+	switch modelName {
+	case "logistic":
+		return " (a rate of ½)"
+	case "poisson":
+		return " (counts at their public bound K; smaller counts make it wider)"
+	}
+	return ""
 }
 
 // spreadWord spells a spread: "a quarter" for ¼, else the number.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -151,12 +152,14 @@ func TestForecastUsesRatioMu(t *testing.T) {
 	if r := p.StepMu / p.Forecast.RatioMu; math.Abs(r-math.Sqrt(1+11/(hmcTauRatio*hmcTauRatio))) > 1e-4 {
 		t.Fatalf("μ₁/μ_l = %g (the grid inflation aside, √(1 + 11/5.5²))", r)
 	}
-	// s_min = (n c²/4 + 1/s₀²)^−½ with c = √6.
-	if s := 1 / math.Sqrt(569*6.0/4+1/6.25); math.Abs(p.Forecast.PosteriorSDLower/s-1) > 1e-12 {
+	// s_min = (n c²/4 + 1/s₀²)^−½ with c = √6 (the plan reads c from the
+	// model on the scaled space, whose bound on ‖x̃‖ is rounded up by
+	// about 1e-9: model.Logistic.RowBounds).
+	if s := 1 / math.Sqrt(569*6.0/4+1/6.25); math.Abs(p.Forecast.PosteriorSDLower/s-1) > 1e-8 {
 		t.Fatalf("s_min %g, want %g", p.Forecast.PosteriorSDLower, s)
 	}
 	// s_wide = (n c²/(4d) + 1/s₀²)^−½, c² = d = 6.
-	if s := 1 / math.Sqrt(569/4.0+1/6.25); math.Abs(p.Forecast.WidestSDLower/s-1) > 1e-12 {
+	if s := 1 / math.Sqrt(569/4.0+1/6.25); math.Abs(p.Forecast.WidestSDLower/s-1) > 1e-8 {
 		t.Fatalf("s_wide %g, want %g", p.Forecast.WidestSDLower, s)
 	}
 }
@@ -965,5 +968,101 @@ func TestForecastTypicalDataDoNotConvergeAtFirstEpsilon(t *testing.T) {
 	t.Logf("ε = %.4g: max R-hat %.3g", eps, worst)
 	if !(worst > 1.1) {
 		t.Fatalf("ε = %.4g: max R-hat %.3g: the chains converged where the typical check says they probably do not", eps, worst)
+	}
+}
+
+// A plan without data derives the clips a run derives from the same public
+// inputs (the predictors' bounds, scaled to [−1, 1], the outcome's bound,
+// the box), and forecasts the same: logistic with a box, linear and Poisson
+// with a box, for dp-penalty and dp-mala (whose gradient clip is derived
+// too).
+func TestPlanWithoutDataMatchesRunClips(t *testing.T) {
+	const n = 300
+	r := rand.New(rand.NewPCG(21, 22))
+	preds := []string{"age", "bmi", "smoker"}
+	bounds := map[string][2]float64{"age": {18, 90}, "bmi": {15, 50}, "smoker": {0, 1}}
+	cols := make([][]float64, len(preds)+1)
+	for j := range cols {
+		cols[j] = make([]float64, n)
+	}
+	for i := range n {
+		for j, p := range preds {
+			b := bounds[p]
+			cols[j][i] = b[0] + (b[1]-b[0])*r.Float64()
+		}
+	}
+	for _, tc := range []struct {
+		model   string
+		outcome [2]float64
+		opts    map[string]string
+		box     float64
+		y       func(i int) float64
+	}{
+		{"logistic", [2]float64{0, 1}, nil, 0.1, func(i int) float64 { return float64(i % 2) }},
+		{"linear", [2]float64{80, 220}, map[string]string{"noise-sd": "12"}, 5, func(i int) float64 { return 80 + float64(i%140) }},
+		{"poisson", [2]float64{0, 30}, nil, 2, func(i int) float64 { return float64(i % 5) }},
+	} {
+		for _, alg := range []string{"dp-penalty", "dp-mala"} {
+			b := map[string][2]float64{"y": tc.outcome}
+			for k, v := range bounds {
+				b[k] = v
+			}
+			cfg := &Config{Model: model.Spec{Model: tc.model, Outcome: "y", Predictors: preds, Options: tc.opts}, Algorithm: alg,
+				Chains: 4, Warmup: 100, Draws: 100, Seed: 1, Settings: Settings{Box: tc.box},
+				Data: DataSpec{Bounds: b}, Privacy: &Budget{Epsilon: 3, Delta: 1e-5}}
+			for i := range n {
+				cols[len(preds)][i] = tc.y(i)
+			}
+			tab, err := dataset.FromColumns(append(slices.Clone(preds), "y"), cols)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prep, err := Prepare(cfg, tab)
+			if err != nil {
+				t.Fatalf("%s %s: %v", tc.model, alg, err)
+			}
+			plan, err := MakePlan(cfg, n, len(preds)+1)
+			if err != nil {
+				t.Fatalf("%s %s: plan: %v", tc.model, alg, err)
+			}
+			got, want := plan.Settings, prep.Plan.Settings
+			same := func(a, b float64) bool { return a == b || math.Abs(a/b-1) < 1e-9 }
+			if !same(got.Clip, want.Clip) || !same(got.GradClip, want.GradClip) || !(want.Clip > 0) {
+				t.Errorf("%s %s: plan clip %g, grad clip %g; run %g, %g", tc.model, alg, got.Clip, got.GradClip, want.Clip, want.GradClip)
+			}
+			f, g := plan.Forecast, prep.Plan.Forecast
+			if !same(f.SDsPerChain, g.SDsPerChain) || !same(f.WidestSDLower, g.WidestSDLower) || !same(f.TypicalWidestSD, g.TypicalWidestSD) || f.Text != g.Text {
+				t.Errorf("%s %s: plan forecast %+v\nrun %+v", tc.model, alg, f, g)
+			}
+		}
+	}
+}
+
+// In the user's units (--scale none) ‖x̃‖² is not d and a predictor's
+// spread has no meaning: no typical-data check (the review's case: bounds
+// 2…8, the check claimed a widest sd 27× too small).
+func TestForecastTypicalNeedsScaledPredictors(t *testing.T) {
+	const n = 569
+	r := rand.New(rand.NewPCG(23, 24))
+	x, y := make([]float64, n), make([]float64, n)
+	for i := range n {
+		x[i] = 5 + 0.75*r.NormFloat64()
+		y[i] = float64(i % 2)
+	}
+	tab, err := dataset.FromColumns([]string{"x", "y"}, [][]float64{x, y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, scale := range []string{"none", "bounds"} {
+		cfg := &Config{Model: model.Spec{Model: "logistic", Outcome: "y", Scale: scale}, Algorithm: "dp-penalty", Chains: 4, Warmup: 100, Draws: 100, Seed: 1,
+			Data: DataSpec{Bounds: map[string][2]float64{"x": {2, 8}}}, Privacy: &Budget{Epsilon: 3, Delta: 1e-5}}
+		prep, err := Prepare(cfg, tab)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := prep.Plan.Forecast
+		if scaled := scale == "bounds"; (f.WillMixTypical != nil) != scaled || (f.TypicalSpread > 0) != scaled {
+			t.Errorf("scale %s: typical check %v (spread %g)", scale, f.WillMixTypical != nil, f.TypicalSpread)
+		}
 	}
 }

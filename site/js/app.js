@@ -376,9 +376,13 @@ export class App {
     const j = this.info.columns.findIndex((c) => c.name === name);
     if (j < 0 || this.info.columns[j].type !== 'text') return false;
     const missingToken = /^(|\.|na|nan|n\/a|null)$/i;
+    // A cell that starts like a number ("70 kg", "12 345", "1.234,5") is
+    // a number written in a way the loader does not read: the engine's
+    // error quotes it, which helps more than asking for a coding.
+    const numberLike = /^[+-]?[.,]?\d/;
     return this.info.preview.every((row) => {
       const v = (row[j] ?? '').trim();
-      return missingToken.test(v) || !Number.isFinite(Number(v));
+      return missingToken.test(v) || (!Number.isFinite(Number(v)) && !numberLike.test(v));
     });
   }
 
@@ -594,10 +598,10 @@ export class App {
     // user fixes them in one pass instead of discovering them one by one.
     const blockers = [];
     const family = this.family();
-    const partial = used.filter((c) => this.partialBound(c));
     const missingBlock = this.missingBlocker(outcome, preds);
     if (!family) blockers.push(`Declare what the outcome "${outcome}" is (step 2): 0/1, a count 0…K or a number LO…HI.`);
     if (preds.length === 0) blockers.push('Choose at least one predictor.');
+    if (family === 'linear' && !cfg.model.options?.['noise-sd']) blockers.push(`Type the noise sd of ${outcome} (step 2), a positive number in its units: the linear model treats it as known, and every interval's width depends on it. Take it from what is publicly known, not from these data: the residual sd of ${outcome} around its prediction in published models of it (usually larger than the instrument's measurement error alone).`);
     const badCoding = used.filter((x) => parseCoding(this.coding[x] ?? '')?.error);
     for (const c of badCoding) {
       blockers.push(`The text coding of ${c} (step 3): ${parseCoding(this.coding[c]).error}.`);
@@ -610,12 +614,14 @@ export class App {
       const them = uncoded.length === 1 ? `${uncoded[0]} holds` : `${uncoded.slice(0, -1).join(', ')} and ${uncoded.at(-1)} hold`;
       blockers.push(`${them} text (local check: the values read on this device are not numbers): type the text coding in step 3, e.g. ${uncoded.includes(outcome) ? 'no=0, yes=1' : 'F=0, M=1'}; the coding also gives the bound.`);
     }
+    // A text column's bound comes with its coding: no half-typed bound
+    // blocker for it.
+    const partial = used.filter((c) => this.partialBound(c) && !uncoded.includes(c));
     // Bounds still to type, leaving out those another blocker already
     // covers (an undeclared outcome's comes with its declaration, a text
     // column's with its coding).
     const missing = used.filter((c) => boundPair(this.boundOf(c)) === null && !partial.includes(c) && (family || c !== outcome) && !uncoded.includes(c) && !badCoding.includes(c));
     if (missingBlock) blockers.push(missingBlock);
-    if (family === 'linear' && !cfg.model.options?.['noise-sd']) blockers.push(`Type the noise sd of ${outcome} (step 2), a positive number in its units: the linear model treats it as known, and every interval's width depends on it. Take it from what is publicly known, not from these data: the residual sd of ${outcome} around its prediction in published models of it (usually larger than the instrument's measurement error alone).`);
     if ($('prior-input').value !== '' && !(Number($('prior-input').value) > 0 && Number.isFinite(Number($('prior-input').value)))) blockers.push('The prior scale must be a positive number (or empty for the default).');
     if (!(cfg.chains >= 1 && cfg.chains <= POOL_SIZE)) blockers.push(`Chains must be between 1 and ${POOL_SIZE}.`);
     if (!(cfg.warmup >= 0) || !(cfg.draws >= 1)) blockers.push('Warmup must be ≥ 0 and draws ≥ 1.');
@@ -694,7 +700,7 @@ export class App {
     $('run-forecast-warning').textContent = wontMix
       ? `Before you run: the forecast (step 4) says these chains cannot converge, so this run would spend ε = ${fmt(p.plan.epsilon)} on draws that are not a posterior sample. ${better}the forecast names the ε at which they could.`
       : probablyNot
-        ? `Before you run: the forecast (step 4) says these chains can converge only if the predictors spread over most of their public ranges; for typical data they will probably not, and this run would spend ε = ${fmt(p.plan.epsilon)} on draws that are not a posterior sample. ${better}the forecast names the ε that typical data would need.`
+        ? `Before you run: the forecast (step 4) says these chains can converge only if the predictors spread over most of their public ranges; for typical data they will probably not, and this run would then spend ε = ${fmt(p.plan.epsilon)} on draws that are not a posterior sample. ${better}the forecast names the ε that typical data would need.`
         : '';
     $('run-button').disabled = active || Boolean(why) || !p || p.pending;
     // The pre-run exports: the config whenever it is complete (it is made

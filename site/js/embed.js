@@ -95,11 +95,13 @@ async function showForecast() {
   // Will not, or (will_mix_typical) will probably not, converge.
   box.classList.toggle('warn', Boolean(f?.text) && (!f.will_mix || f.will_mix_typical === false));
   box.dataset.willMix = f ? String(Boolean(f.will_mix)) : '';
+  box.dataset.probablyNot = String(Boolean(f?.will_mix && f.will_mix_typical === false));
 }
 
 /** The end-of-run line: the forecast's verdict where it said the chains will not converge. */
 function ending(cancelled) {
   const head = `${cancelled ? 'Stopped' : 'Done'}: ${describe()}`;
+  if ($('forecast').dataset.probablyNot === 'true') return `${head}. The forecast said these chains will probably not converge at this ε: read these draws as where the chains went, not as the posterior.`;
   if ($('forecast').dataset.willMix !== 'false') return head;
   return `${head}. Not converged, as forecast: the chains could not move far enough at this ε, so these draws show where they started, not the posterior.`;
 }
@@ -113,7 +115,7 @@ function finish(state, text) {
   algo.disabled = false;
   eps.disabled = false;
   setState(state, text);
-  progress.classList.toggle('warn', state !== 'failed' && $('forecast').dataset.willMix === 'false');
+  progress.classList.toggle('warn', state !== 'failed' && ($('forecast').dataset.willMix === 'false' || $('forecast').dataset.probablyNot === 'true'));
   // The progress line updates many times a second and is not announced;
   // the status says how the run ended.
   status.textContent = { done: 'done', cancelled: 'stopped', failed: 'failed' }[state] ?? state;
