@@ -224,6 +224,34 @@ test('every control is labelled', { timeout: 60000 }, async () => {
   }
 });
 
+test('keyboard and screen readers: a short plan announcement, Run by Enter moves focus to Cancel and then to the results, start and end announced, charts with a text alternative', { timeout: 120000 }, async () => {
+  const { context, page, rec } = await h.open(DESKTOP);
+  try {
+    await setRun(page, { algorithm: 'hmc', chains: 2, warmup: 50, draws: 50 });
+    await readyToRun(page);
+    // The long plan and forecast are not live regions; one short line is.
+    assert.equal(await page.getByTestId('plan').getAttribute('aria-live'), null);
+    assert.equal(await page.getByTestId('forecast').getAttribute('aria-live'), null);
+    assert.equal(await page.getByTestId('plan-announce').textContent(), 'Planned: a non-private run.');
+    await page.getByTestId('run-button').focus();
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => /^Run finished\. /.test(document.querySelector('[data-testid="run-announce"]').textContent), null, { timeout: 60000 });
+    assert.match(await page.getByTestId('run-announce').textContent(), /^Run finished\. (Converged|Not converged)[^.]*[.:] See step 7, Results\.$/);
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'results-h');
+    for (const id of ['trace-plot', 'density-plot']) {
+      assert.equal(await page.getByTestId(id).getAttribute('role'), 'img');
+      assert.match(await page.getByTestId(id).getAttribute('aria-label'), /a chart of the draws; the summary table and the exported draws hold the same numbers/);
+    }
+    // A private plan's announcement says what the forecast warns of.
+    await page.getByTestId('epsilon-input').fill('1');
+    await setRun(page, { algorithm: 'dp-penalty', chains: 4, warmup: 200, draws: 200 });
+    await page.waitForFunction(() => document.querySelector('[data-testid="plan-announce"]').textContent === 'Planned: ε = 1; the forecast says the chains will not converge.', null, { timeout: 20000 });
+    await assertClean(page, rec);
+  } finally {
+    await context.close();
+  }
+});
+
 test('private run: bounds required, plan, budget meter, statement, privacy.json; cancel reports what ran', { timeout: 180000 }, async () => {
   const { context, page, rec } = await h.open(DESKTOP);
   try {

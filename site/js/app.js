@@ -649,6 +649,7 @@ export class App {
     if (blocker) {
       this.planned = null;
       $('plan').textContent = '';
+      $('plan-announce').textContent = '';
       showForecast(null);
       showClipped(null);
       this.showRunState();
@@ -672,6 +673,7 @@ export class App {
       this.planned = { cfgJSON, error: res.error?.message, plan: res.plan, resolvedJSON: res.config ? JSON.stringify(res.config) : null };
       $('plan').textContent = res.error ? '' : planText(res.plan, Boolean(this.algorithms.find((a) => a.name === res.plan?.algorithm)?.shared_release));
       showForecast(res.error ? null : res.plan?.forecast);
+      $('plan-announce').textContent = res.error ? '' : planAnnouncement(res.plan);
       showClipped(res.error ? null : res.clipped, cfg);
       this.showRunState();
     }, 150);
@@ -754,6 +756,10 @@ export class App {
     };
     $('run-button').disabled = true;
     $('cancel-button').disabled = false;
+    // The Run button is now disabled: focus goes to Cancel, not to the
+    // page's body, and the start is announced.
+    if (document.activeElement === $('run-button')) $('cancel-button').focus();
+    $('run-announce').textContent = `Run started: ${cfg.chains} ${cfg.chains === 1 ? 'chain' : 'chains'} of ${algo.name}.`;
     $('run-blocker').textContent = '';
     $('chain-error').hidden = true;
     $('chain-error').textContent = '';
@@ -990,6 +996,17 @@ export class App {
     this.results.show(run);
     this.addToSession(run);
     this.update(); // the session note and the stale marker see this run
+    // One short announcement of how the run ended, and focus on the
+    // results when it would otherwise be lost (Cancel is now disabled).
+    const full = $('verdict').textContent;
+    const cut = full.search(/[.:]\s/);
+    const verdict = cut >= 0 ? full.slice(0, cut + 1) : full;
+    $('run-announce').textContent = `${run.aborted ? 'Run stopped' : cancelled ? 'Run cancelled' : 'Run finished'}. ${verdict} See step 7, Results.`;
+    if (document.activeElement === $('cancel-button') || document.activeElement === document.body) {
+      const h = document.getElementById('results-h');
+      h.tabIndex = -1;
+      h.focus();
+    }
   }
 
   /**
@@ -1081,6 +1098,22 @@ function delimName(d) {
  * (noise-aware) that the release will not tell even a strong effect's
  * direction.
  */
+/**
+ * One short line for screen readers once a plan is made (the plan and the
+ * forecast themselves are long and are not live regions: they would be
+ * read out in full on every keystroke in ε).
+ */
+function planAnnouncement(plan) {
+  if (!plan) return '';
+  if (!plan.private) return 'Planned: a non-private run.';
+  const f = plan.forecast;
+  let what = '';
+  if (f?.will_mix === false) what = '; the forecast says the chains will not converge';
+  else if (f?.will_mix_typical === false) what = '; the forecast says the chains will probably not converge';
+  else if (f?.weak_release || f?.weak_if_low_mean) what = '; the forecast warns that the release will tell little';
+  return `Planned: ε = ${fmt(plan.epsilon)}${what}.`;
+}
+
 function showForecast(f) {
   const e = $('forecast');
   e.hidden = !f?.text;

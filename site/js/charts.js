@@ -30,6 +30,11 @@ class Chart {
     this.target = target;
     target.replaceChildren();
     this.plot = new globalThis.uPlot({ width: width(target), height: opts.height ?? 220, ...opts }, data, target);
+    // A canvas says nothing to a screen reader, and the legend's values
+    // follow the mouse: one text alternative for the whole chart.
+    const caption = target.closest('figure')?.querySelector('figcaption')?.textContent ?? 'Live trace of the chains';
+    target.setAttribute('role', 'img');
+    target.setAttribute('aria-label', `${caption}: a chart of the draws; the summary table and the exported draws hold the same numbers.`);
     this.resize = () => this.plot.setSize({ width: width(target), height: this.plot.height });
     this.observer = new ResizeObserver(() => this.resize());
     this.observer.observe(target);
