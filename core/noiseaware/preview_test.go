@@ -295,19 +295,26 @@ func TestPoissonPreviewLowMeanMatchesRuns(t *testing.T) {
 	}, func(pv Preview) []float64 { return pv.LowMeanSDRatio })
 }
 
+// directClippedMoments is E min(Y, K) and E min(Y, K)² for Y ~ Poisson(m),
+// by a direct sum over the first terms counts.
+func directClippedMoments(m, K float64, terms int) (m1, m2 float64) {
+	p := math.Exp(-m)
+	for j := 0; j < terms; j++ {
+		if j > 0 {
+			p *= m / float64(j)
+		}
+		v := math.Min(float64(j), K)
+		m1 += p * v
+		m2 += p * v * v
+	}
+	return m1, m2
+}
+
 // poissonMomentsBelow agrees with a direct sum at small means.
 func TestPoissonMomentsBelow(t *testing.T) {
 	for _, c := range [][2]float64{{1, 30}, {1, 3}, {2.5, 4}, {0.2, 1000}, {1, 1e9}} {
 		m, K := c[0], c[1]
-		m1, m2, p := 0.0, 0.0, math.Exp(-m)
-		for j := 0; j < 500; j++ {
-			if j > 0 {
-				p *= m / float64(j)
-			}
-			v := math.Min(float64(j), K)
-			m1 += p * v
-			m2 += p * v * v
-		}
+		m1, m2 := directClippedMoments(m, K, 500)
 		mean, variance := poissonMomentsBelow(m, K)
 		if math.Abs(mean-m1) > 1e-12*max(m1, 1) || math.Abs(variance-(m2-m1*m1)) > 1e-10*max(m2-m1*m1, 1) {
 			t.Errorf("m = %v, K = %v: %v, %v; direct sum %v, %v", m, K, mean, variance, m1, m2-m1*m1)
@@ -320,16 +327,7 @@ func TestPoissonMomentsBelow(t *testing.T) {
 // once for a huge K.
 func TestClippedPoissonMoments(t *testing.T) {
 	for _, K := range []float64{1, 3, 17, 200} {
-		m1, m2 := 0.0, 0.0
-		p := math.Exp(-K)
-		for k := 0; k < 2000; k++ {
-			if k > 0 {
-				p *= K / float64(k)
-			}
-			v := math.Min(float64(k), K)
-			m1 += p * v
-			m2 += p * v * v
-		}
+		m1, m2 := directClippedMoments(K, K, 2000)
 		mean, variance := clippedPoissonMoments(K)
 		if math.Abs(mean-m1) > 1e-9*K || math.Abs(variance-(m2-m1*m1)) > 1e-7*K {
 			t.Errorf("K = %v: %v, %v; direct sum %v, %v", K, mean, variance, m1, m2-m1*m1)
