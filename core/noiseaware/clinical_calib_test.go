@@ -1,0 +1,206 @@
+package noiseaware
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/dpmcmc/dpmcmc/core/dataset"
+	"github.com/dpmcmc/dpmcmc/core/model"
+)
+
+// clinicalPredictors and clinicalBounds describe a design unlike the
+// breast-cancer one every other calibration test uses: predictors that sit
+// near the middle of public ranges typed from their meanings (age 18–90,
+// BMI 15–50, glucose 50–250 mg/dL) with sds of 0.3–0.4 of the half-range,
+// and a 0/1 predictor (smoker, prevalence 25%).
+var (
+	clinicalPredictors = []string{"age", "bmi", "glucose", "smoker"}
+	clinicalBounds     = map[string]dataset.Bound{"age": {Lo: 18, Hi: 90}, "bmi": {Lo: 15, Hi: 50}, "glucose": {Lo: 50, Hi: 250}, "smoker": {Lo: 0, Hi: 1}}
+	// clinicalEffects are per-unit log odds ratios of the fixed truth
+	// (odds ratio 1.35 per 10 years of age and per 10 mg/dL of glucose,
+	// 1.06 per BMI unit, 2 for smokers), intercept first (at the raw
+	// zero; a 27% outcome rate).
+	clinicalEffects = []float64{-1 - 0.03*50 - 0.06*29 - 0.03*120, 0.03, 0.06, 0.03, 0.7}
+)
+
+// clinicalDesign draws n rows of the clinical design (outcome y left 0),
+// clipped to clinicalBounds.
+func clinicalDesign(n int, r *rand.Rand) *dataset.Table {
+	const c = 5
+	tab := &dataset.Table{Names: append([]string{"y"}, clinicalPredictors...), Rows: n, Data: make([]float64, n*c)}
+	for i := range n {
+		row := tab.Data[i*c : (i+1)*c]
+		row[1] = 50 + 14*r.NormFloat64()
+		row[2] = 29 + 6*r.NormFloat64()
+		row[3] = 120 + 30*r.NormFloat64()
+		if r.Float64() < 0.25 {
+			row[4] = 1
+		}
+	}
+	if _, err := tab.ApplyBounds(clinicalBounds); err != nil {
+		panic(err)
+	}
+	return tab
+}
+
+func clinicalModel(t testing.TB, tab *dataset.Table) model.Model {
+	t.Helper()
+	m, err := model.Build(model.Spec{Model: "logistic", Outcome: "y", Predictors: clinicalPredictors}, tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// simulateClinical overwrites y with Bernoulli(σ(η)) draws at the true
+// coefficients theta (user units, intercept first).
+func simulateClinical(tab *dataset.Table, theta []float64, r *rand.Rand) {
+	c := len(tab.Names)
+	for i := range tab.Rows {
+		row := tab.Data[i*c : (i+1)*c]
+		eta := theta[0]
+		for k := 1; k < c; k++ {
+			eta += theta[k] * row[k]
+		}
+		row[0] = 0
+		if r.Float64() < 1/(1+math.Exp(-eta)) {
+			row[0] = 1
+		}
+	}
+}
+
+// clinicalRun is one replicate on the clinical design at n, ε with prior
+// sd s on the scaled space: truth (scaled) from N(0, s²) when draw is
+// true, else clinicalEffects. It returns the truth, 1000 posterior draws
+// (scaled) and the non-private Laplace sds of the scaled slopes.
+func clinicalRun(t *testing.T, n int, eps, s float64, draw bool, r *rand.Rand) (truth []float64, draws [][]float64, laplaceSD []float64) {
+	t.Helper()
+	tab := clinicalDesign(n, r)
+	spec := specFor(t, clinicalModel(t, tab), eps, 1e-5)
+	spec.PriorSD = s
+	p, err := NewPlan(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := len(clinicalEffects)
+	truth = append([]float64(nil), clinicalEffects...)
+	p.FromUser(truth, true)
+	if draw {
+		for j := range truth {
+			truth[j] = s * r.NormFloat64()
+		}
+	}
+	user := append([]float64(nil), truth...)
+	p.ToUser(user, true)
+	simulateClinical(tab, user, r)
+	m := clinicalModel(t, tab)
+	rel, err := Run(p, m, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := NewPosterior(rel)
+	draws = make([][]float64, 1000)
+	for i := range draws {
+		draws[i] = make([]float64, d)
+		q.DrawScaled(r, draws[i])
+	}
+	_, sd := laplace(m, p)
+	laplaceSD = make([]float64, d)
+	for j := 1; j < d; j++ {
+		laplaceSD[j] = sd[j] * p.Half[j] // a slope's user sd is its scaled sd / h_j
+	}
+	return truth, draws, laplaceSD
+}
+
+// The noise-aware posterior on a clinical design at the user's scale
+// (n = 2,000, ε = 3, δ = 1e-5), where every other calibration test uses
+// the breast-cancer design. Measured 2026-11-27 (this seed, 5; seeds 6 and
+// 7 in brackets):
+//
+//   - With truths drawn from the prior (s = 2.5, the posterior under the
+//     same prior; 200 replicates × 5 coefficients) the 90% intervals cover
+//     0.885 [0.867, 0.892]; the smoker coefficient is the lowest, 0.82
+//     [0.81, 0.80] (a 0/1 predictor: truths of ±5 log odds per unit are
+//     common at s = 2.5). Ignoring M's release noise (the plug-in M̃)
+//     gives 0.794 and fails.
+//   - At the fixed, realistic truth (clinicalEffects, prior N(0, 20²),
+//     150 replicates) they cover 0.936 [0.973, 0.963], and a slope's 90%
+//     interval is 3.2× [3.3, 3.6] as wide as the non-private Laplace one
+//     in the median replicate (quartiles 2.1 and 7.1, 90th percentile 18:
+//     a release whose noise pulls M̃'s smallest eigenvalue near zero gives
+//     a heavy-tailed posterior).
+//
+// Where the width comes from (a separate harness on the same design, 150
+// replicates, median and 90th percentile of that ratio): one release at
+// the truth with the whole budget 1.7 and 2.2 (prior-predictive coverage
+// 0.840, smoker 0.79: the shortfall there is the Gaussian approximation of
+// a strongly non-quadratic likelihood, not the path); with half the budget
+// 2.3 and 4.2; at the path's last point with the whole budget 1.8 and 3.5,
+// with its planned half 2.5 and 10; the model-error term τ takes that to
+// 3.3 and 17 (without τ the prior-predictive coverage falls to 0.81). Other
+// budget splits and numbers of releases (R = 3 with 60–80% for the last
+// release, R = 4 with 35% or 70%, more of the last release for M) moved
+// the median by less than its Monte Carlo error or widened the tail;
+// R = 2 (median 2.0) is the setting that fails on the breast-cancer design
+// at n = 50,000 (Spec.Releases).
+//
+// Fails if the prior-predictive coverage leaves 0.80–0.95 or a coefficient
+// falls below 0.65, if the fixed-truth coverage leaves 0.85–0.99, or if the
+// median width ratio exceeds 5 (the sampler got wider) or falls below 1.2
+// (narrower than a release at the truth allows).
+func TestCalibrationClinicalDesign(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulation")
+	}
+	const n, eps = 2000, 3.0
+	d := len(clinicalEffects)
+	r := rand.New(rand.NewPCG(5, 1))
+	hit := make([]int, d)
+	const ppReps = 200
+	for range ppReps {
+		truth, dr, _ := clinicalRun(t, n, eps, 2.5, true, r)
+		for j := range truth {
+			if ci := quantiles(dr, j, 0.05, 0.95); ci[0] <= truth[j] && truth[j] <= ci[1] {
+				hit[j]++
+			}
+		}
+	}
+	tot, by := 0, make([]float64, d)
+	for j, h := range hit {
+		tot += h
+		by[j] = float64(h) / ppReps
+	}
+	pp := float64(tot) / (ppReps * float64(d))
+	t.Logf("prior-predictive (s = 2.5) coverage %.3f, by coefficient %.2f", pp, by)
+	if pp < 0.80 || pp > 0.95 || slices.Min(by) < 0.65 {
+		t.Errorf("prior-predictive coverage %.3f (by coefficient %.2f): want 0.80–0.95, none below 0.65", pp, by)
+	}
+
+	const fixedReps = 150
+	fixedHit := 0
+	var ratios []float64
+	for range fixedReps {
+		truth, dr, lsd := clinicalRun(t, n, eps, DefaultPriorSD, false, r)
+		for j := range truth {
+			ci := quantiles(dr, j, 0.05, 0.95)
+			if ci[0] <= truth[j] && truth[j] <= ci[1] {
+				fixedHit++
+			}
+			if j > 0 {
+				ratios = append(ratios, (ci[1]-ci[0])/(2*1.6448536269514722*lsd[j]))
+			}
+		}
+	}
+	slices.Sort(ratios)
+	at := func(p float64) float64 { return ratios[int(p*float64(len(ratios)-1))] }
+	cov := float64(fixedHit) / (fixedReps * float64(d))
+	t.Logf("fixed truth: coverage %.3f; slope interval width / non-private: quartiles %.2f %.2f %.2f, 90th percentile %.2f", cov, at(0.25), at(0.5), at(0.75), at(0.9))
+	if cov < 0.85 || cov > 0.99 {
+		t.Errorf("fixed-truth coverage %.3f outside 0.85–0.99", cov)
+	}
+	if m := at(0.5); m > 5 || m < 1.2 {
+		t.Errorf("median slope interval %.2f× the non-private one: want 1.2–5", m)
+	}
+}
