@@ -571,6 +571,9 @@ func MakeForecast(p *Plan, in ForecastInputs) *Forecast {
 	f.WillMix = scale <= 1
 	if !f.WillMix {
 		f.EpsilonToMix = epsilonToMix(p, scale)
+		if f.EpsilonToMix == 0 {
+			f.EpsilonToMix = epsilonToMixBy(p, func(g *Forecast) bool { return g.WillMix })
+		}
 	}
 	// need is the factor every μ needs for the check that decides the
 	// verdict: the typical-data one where there is one (its sd is at least
@@ -586,6 +589,9 @@ func MakeForecast(p *Plan, in ForecastInputs) *Forecast {
 		f.WillMixTypical = &ok
 		if !ok {
 			f.EpsilonToMixTypical = epsilonToMix(p, need)
+			if f.EpsilonToMixTypical == 0 {
+				f.EpsilonToMixTypical = epsilonToMixBy(p, func(g *Forecast) bool { return g.WillMixTypical != nil && *g.WillMixTypical })
+			}
 		}
 		typical = fmt.Sprintf("for predictors whose sd is %s of their public half-range (common in real data with honest bounds), even at the most informative outcome%s, the widest posterior sd is about %.3g, and the chains could give %s", spreadWord(weakSpread), outcomeCase(in.Model), f.TypicalWidestSD, effectiveDrawsPhrase(f.TypicalEffectiveDraws))
 	}
@@ -672,7 +678,7 @@ func spreadWord(f float64) string {
 // epsilonToMix is the ε at the plan's δ whose per-iteration noise is scale
 // times smaller (every μ of the iteration times scale, the dp-map
 // initialisation left out; 0 for dp-mala, whose proposal's μ does not scale
-// with its noise).
+// with its noise: epsilonToMixBy searches its ε).
 func epsilonToMix(p *Plan, scale float64) float64 {
 	if p.Algorithm == "dp-mala" || !(p.StepMu > 0) {
 		return 0
@@ -684,6 +690,41 @@ func epsilonToMix(p *Plan, scale float64) float64 {
 		return 0
 	}
 	return e
+}
+
+// maxEpsilonSearched is the largest ε epsilonToMixBy tries: beyond it the
+// forecast names no ε ("a larger ε").
+const maxEpsilonSearched = 1e6
+
+// epsilonToMixBy is, for a plan whose ε to mix has no closed form
+// (dp-mala: its proposal's μ does not scale with the accept test's noise),
+// the smallest ε, to about 0.1%, at which the same run planned again
+// (Plan.replan: same δ, chains and settings as given) has a forecast that
+// passes pass: doubling from the plan's ε, then bisection on log ε. The
+// forecast's travel grows with ε, so pass is monotone. 0 without replan,
+// or when no ε up to maxEpsilonSearched passes.
+func epsilonToMixBy(p *Plan, pass func(*Forecast) bool) float64 {
+	if p.replan == nil || !(p.Epsilon > 0) {
+		return 0
+	}
+	ok := func(eps float64) bool {
+		q := p.replan(eps)
+		return q != nil && q.Forecast != nil && pass(q.Forecast)
+	}
+	lo, hi := p.Epsilon, 2*p.Epsilon
+	for !ok(hi) {
+		if lo, hi = hi, 2*hi; hi > maxEpsilonSearched {
+			return 0
+		}
+	}
+	for hi/lo > 1.001 {
+		if mid := math.Sqrt(lo * hi); ok(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
 }
 
 func fmtSDs(v float64) string {

@@ -89,6 +89,41 @@ func TestForecastBreastCancerDesign(t *testing.T) {
 	}
 }
 
+// dp-mala's ε to mix has no closed form (its proposal's μ does not scale
+// with the accept test's noise), so the forecast finds both of its ε by
+// planning again: at the named ε the check passes and 0.5% below it does
+// not. Before, the text said only "a larger ε".
+func TestForecastDPMALANamesEpsilon(t *testing.T) {
+	plan := func(eps float64) *Plan {
+		cfg := &Config{Model: model.Spec{Model: "logistic", PriorSD: 2.5}, Algorithm: "dp-mala", Chains: 4, Warmup: 500, Draws: 500, Seed: 1,
+			Settings: Settings{Clip: math.Sqrt(6), GradClip: math.Sqrt(6)}, Privacy: &Budget{Epsilon: eps, Delta: 1e-5}}
+		p, err := MakePlan(cfg, 569, 6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	f := plan(3).Forecast
+	if f.WillMix || !(f.EpsilonToMix > 3) || !(f.EpsilonToMixTypical > f.EpsilonToMix) {
+		t.Fatalf("at ε = 3: %+v", f)
+	}
+	if want := fmt.Sprintf("a larger ε (at least about %.3g for predictors spread over their whole public ranges; about %.3g for the typical spread)", f.EpsilonToMix, f.EpsilonToMixTypical); !strings.Contains(f.Text, want) {
+		t.Errorf("text %q lacks %q", f.Text, want)
+	}
+	for _, c := range []struct {
+		eps  float64
+		pass func(*Forecast) bool
+	}{
+		{f.EpsilonToMix, func(g *Forecast) bool { return g.WillMix }},
+		{f.EpsilonToMixTypical, func(g *Forecast) bool { return g.WillMixTypical != nil && *g.WillMixTypical }},
+	} {
+		if !c.pass(plan(c.eps).Forecast) || c.pass(plan(c.eps*0.995).Forecast) {
+			t.Errorf("ε %g is not where the check starts to pass", c.eps)
+		}
+	}
+	t.Logf("dp-mala n = 569: ε to mix %.4g, for the typical spread %.4g", f.EpsilonToMix, f.EpsilonToMixTypical)
+}
+
 // The typical-data check's sd is that of real data of the typical spread:
 // for predictors whose sd is a quarter of their half-range (normal,
 // independent, clipped to [−1, 1]) and an outcome rate of ½, the widest

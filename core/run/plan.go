@@ -126,6 +126,10 @@ type Plan struct {
 	// previewPredictors is the most predictors with which the preview
 	// would stop warning at this ε (nil: no warning; 0: not even one).
 	previewPredictors *int
+	// replan plans the same run at another total ε without searching
+	// (nil: not needed); the forecast of dp-mala uses it to find the ε to
+	// mix (epsilonToMixBy).
+	replan func(eps float64) *Plan
 }
 
 // IterationsPerChain is warmup plus draws.
@@ -162,6 +166,13 @@ func resolve(cfg *Config, m model.Model, n, d int) (*Config, *Plan, error) {
 }
 
 func resolvePlan(cfg *Config, m model.Model, n, d int) (*Config, *Plan, error) {
+	return resolvePlanWith(cfg, m, n, d, true)
+}
+
+// resolvePlanWith is resolvePlan; replan lets the forecast of an algorithm
+// whose ε to mix has no closed form (dp-mala) search it by planning again
+// at other budgets (those plans do not search).
+func resolvePlanWith(cfg *Config, m model.Model, n, d int, replan bool) (*Config, *Plan, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -238,6 +249,19 @@ func resolvePlan(cfg *Config, m model.Model, n, d int) (*Config, *Plan, error) {
 	}
 	c.Warmup, c.Draws = p.Warmup, p.Draws
 	p.Settings = c.Settings
+	if replan && c.Algorithm == "dp-mala" {
+		p.replan = func(eps float64) *Plan {
+			c2 := *cfg
+			b := *cfg.Privacy
+			b.Epsilon = eps
+			c2.Privacy = &b
+			_, q, err := resolvePlanWith(&c2, m, n, d, false)
+			if err != nil {
+				return nil
+			}
+			return q
+		}
+	}
 	p.Forecast = MakeForecast(p, fin)
 	return &c, p, nil
 }
