@@ -150,7 +150,7 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 	}
 	v.Table = report.Summary(rows, model, steps)
 	v.Caption = "Posterior summary: " + report.Heading(d.NumChains(), v.Draws, 0)
-	if run.WarmupNote(cfg.Algorithm) != "" && cfg.Warmup == 0 {
+	if cfg.Warmup == 0 {
 		v.Caption = "Posterior summary: " + report.HeadingNoWarmup(d.NumChains(), v.Draws)
 	}
 	if v.Table.RatioName != "" {

@@ -115,6 +115,11 @@ func (f *sampleFlags) buildConfig(fs *flag.FlagSet) (*run.Config, error) {
 		return nil, err
 	}
 	cfg := f.cfg
+	// given reports whether the user chose a setting: by its flag, or by
+	// its key in the config file. A setting chosen neither way gets the
+	// flag's default (or a private run's plan), whether or not a file was
+	// given.
+	given := func(name string) bool { return set[name] }
 	if f.config != "" {
 		b, err := os.ReadFile(f.config)
 		if err != nil {
@@ -124,10 +129,19 @@ func (f *sampleFlags) buildConfig(fs *flag.FlagSet) (*run.Config, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.config, err)
 		}
-		// Re-apply the explicitly given flags on top of the file.
+		keys := run.ConfigKeys(b)
+		given = func(name string) bool { return set[name] || keys[name] }
+		// Re-apply the explicitly given flags on top of the file; the
+		// iterations the file leaves out take the flags' defaults (a
+		// missing "warmup" is not a request for none).
 		merged := *fileCfg
-		fs.Visit(func(fl *flag.Flag) {})
 		overlay(&merged, &cfg, set)
+		if !given("warmup") {
+			merged.Warmup = cfg.Warmup
+		}
+		if !given("draws") {
+			merged.Draws = cfg.Draws
+		}
 		cfg = merged
 	}
 	if set["predictors"] {
@@ -250,14 +264,13 @@ func (f *sampleFlags) buildConfig(fs *flag.FlagSet) (*run.Config, error) {
 			return nil, fmt.Errorf("%s is private: give the total budget with --epsilon and --delta", cfg.Algorithm)
 		}
 		// Private runs plan their iterations from the budget unless the
-		// user fixed them: the flags' defaults do not count.
-		if f.config == "" {
-			if !set["warmup"] {
-				cfg.Warmup = 0
-			}
-			if !set["draws"] {
-				cfg.Draws = 0
-			}
+		// user fixed them (by flag or in the file): the flags' defaults do
+		// not count.
+		if !given("warmup") {
+			cfg.Warmup = 0
+		}
+		if !given("draws") {
+			cfg.Draws = 0
 		}
 	}
 	// A sampler whose draws are independent (exact: run.WarmupNote) runs
@@ -267,7 +280,7 @@ func (f *sampleFlags) buildConfig(fs *flag.FlagSet) (*run.Config, error) {
 	if alg == run.Auto && !privateAlg {
 		alg, _ = run.Recommend(cfg.Model.Model, 0, 0, false, false)
 	}
-	if f.config == "" && !set["warmup"] && run.WarmupNote(alg) != "" {
+	if !given("warmup") && run.WarmupNote(alg) != "" {
 		cfg.Warmup = 0
 	}
 	if f.noPrivacy && privateAlg {
@@ -568,7 +581,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		private := run.IsPrivate(p.Config.Algorithm)
 		verdict := diag.Assess(rows, d.NumChains())
 		heading := report.Heading(d.NumChains(), d.NumIterations(), 0)
-		if run.WarmupNote(p.Config.Algorithm) != "" && p.Config.Warmup == 0 {
+		if p.Config.Warmup == 0 {
 			heading = report.HeadingNoWarmup(d.NumChains(), d.NumIterations())
 		}
 		if err := writeSummaryTable(stdout, heading, rows, verdict, p.Config.Model.Model, steps, private); err != nil {

@@ -251,3 +251,62 @@ func TestOPSExportsStateCondition(t *testing.T) {
 		t.Errorf("stderr lacks the statement:\n%s", stderr)
 	}
 }
+
+// A config file that leaves out "warmup" or "draws" gets what the flags
+// would give: 1000 + 2000 for a non-private run, the plan's for a private
+// one (0 + 0 in the printed config). Before, a file without "warmup" ran none (HMC on
+// raw predictors then had R-hat Inf under a heading that said "after
+// warmup"), and a private run from a file drew the flags' 2000 instead of
+// its plan. A key the file does give, 0 included, is kept.
+func TestSampleConfigIterationDefaults(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	bare := write("bare.json", `{"model": {"model": "logistic", "outcome": "y", "predictors": ["mean_radius"]}}`)
+	given := write("given.json", `{"model": {"model": "logistic", "outcome": "y", "predictors": ["mean_radius"]}, "warmup": 0, "draws": 300}`)
+	iters := func(args ...string) (int, int) {
+		t.Helper()
+		code, stdout, stderr := runCLI(t, append([]string{"sample", "--data", bc5, "--out", filepath.Join(dir, "o.csv"), "--print-config"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var c struct{ Warmup, Draws int }
+		if err := json.Unmarshal([]byte(stdout), &c); err != nil {
+			t.Fatalf("%v: %v in %q", args, err, stdout)
+		}
+		return c.Warmup, c.Draws
+	}
+	priv := []string{"--bound", "mean_radius=-3:5", "--epsilon", "3", "--delta", "1e-5"}
+	for _, c := range []struct {
+		name          string
+		args          []string
+		warmup, draws int
+	}{
+		{"non-private, bare file", []string{"--config", bare, "--algorithm", "hmc"}, 1000, 2000},
+		{"non-private, no file", []string{"--model", "logistic", "--outcome", "y", "--predictors", "mean_radius", "--algorithm", "hmc"}, 1000, 2000},
+		{"non-private, file gives them", []string{"--config", given, "--algorithm", "hmc"}, 0, 300},
+		{"non-private, flag over file", []string{"--config", given, "--algorithm", "hmc", "--warmup", "50"}, 50, 300},
+		// 0 + 0 in a private config: the planner's to choose
+		{"private, bare file: planned", append([]string{"--config", bare, "--algorithm", "dp-penalty"}, priv...), 0, 0},
+		{"private, no file: planned", append([]string{"--model", "logistic", "--outcome", "y", "--predictors", "mean_radius", "--algorithm", "dp-penalty"}, priv...), 0, 0},
+		{"private, file gives them", append([]string{"--config", given, "--algorithm", "dp-penalty"}, priv...), 0, 300},
+	} {
+		w, d := iters(c.args...)
+		if w != c.warmup || d != c.draws {
+			t.Errorf("%s: %d warmup + %d draws, want %d + %d", c.name, w, d, c.warmup, c.draws)
+		}
+	}
+	// The heading says "no warmup" whenever none ran.
+	code, stdout, stderr := runCLI(t, "sample", "--config", given, "--data", bc5, "--algorithm", "mh", "--chains", "2", "--out", filepath.Join(dir, "g.csv"), "--quiet", "--seed", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "2 chains × 300 draws (no warmup)") {
+		t.Errorf("heading of a run without warmup:\n%s", stdout)
+	}
+}

@@ -109,10 +109,14 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 		}{d.NumChains(), n, d.Warmup, rows, verdict})
 	}
 	heading := report.Heading(d.NumChains(), n, d.Warmup)
-	if run.WarmupNote(d.Algorithm) != "" && d.Warmup == 0 {
+	switch {
+	case run.WarmupNote(d.Algorithm) != "" && d.Warmup == 0:
 		// A Stan CSV of a sampler that runs no warmup (noise-aware, exact, ops)
 		// says so in its header, as sample's heading does.
 		heading = report.HeadingNoWarmup(d.NumChains(), n)
+	case d.Algorithm == "" && d.Warmup == 0:
+		// A tidy draws CSV does not say whether a warmup ran.
+		heading = report.HeadingDraws(d.NumChains(), n)
 	}
 	return writeSummaryTable(stdout, heading, rows, verdict, *modelName, steps, *private)
 }

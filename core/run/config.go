@@ -501,6 +501,21 @@ func ParseConfig(b []byte) (*Config, error) {
 	return &c, nil
 }
 
+// ConfigKeys returns the top-level keys of a JSON run config (ParseConfig
+// checked it), so that a caller can tell a setting the file leaves out from
+// one it sets to its zero value ("warmup": 0); nil if b is not an object.
+func ConfigKeys(b []byte) map[string]bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")), &m) != nil {
+		return nil
+	}
+	keys := make(map[string]bool, len(m))
+	for k := range m {
+		keys[k] = true
+	}
+	return keys
+}
+
 // lineColumn is the 1-based line and column (in bytes) of byte offset off
 // of b; json.SyntaxError's offset is just past the offending byte.
 func lineColumn(b []byte, off int64) (line, col int) {
