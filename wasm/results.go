@@ -69,6 +69,9 @@ type resultsView struct {
 	// PriorNote names the coefficients whose posterior is mostly the prior
 	// (report.PriorNote), "" when none is.
 	PriorNote string
+	// TailNote names the parameters whose sd a few far draws carry
+	// (report.TailNote), for converged draws; "" when none does.
+	TailNote string
 	// LittleLearned: the chains converged but the private draws determine
 	// no predictor's direction (report.LittleLearned, in the verdict): the
 	// verdict is shown as a warning, not in green.
@@ -160,6 +163,9 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 		v.RhatOK = append(v.RhatOK, report.RhatOK(r))
 	}
 	v.Forest = report.NewForest(rows, model, steps)
+	if verdict.Converged {
+		v.TailNote = report.TailNote(rows, cfg.Algorithm == run.NoiseAware)
+	}
 	if report.Regression(model) {
 		v.PriorNote = report.PriorNote(rows, run.PriorSDs(cfg, d.Names), v.Private)
 		v.DirectionNote = report.DirectionNote(rows, model, v.Private, verdict.Converged)

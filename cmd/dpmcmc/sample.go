@@ -584,7 +584,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		if p.Config.Warmup == 0 {
 			heading = report.HeadingNoWarmup(d.NumChains(), d.NumIterations())
 		}
-		if err := writeSummaryTable(stdout, heading, rows, verdict, p.Config.Model.Model, steps, private); err != nil {
+		if err := writeSummaryTable(stdout, heading, rows, verdict, p.Config.Model.Model, steps, private, p.Config.Algorithm == run.NoiseAware); err != nil {
 			return err
 		}
 		// Advice, not part of the summary (which equals `dpmcmc summary`'s,

@@ -118,15 +118,17 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 		// A tidy draws CSV does not say whether a warmup ran.
 		heading = report.HeadingDraws(d.NumChains(), n)
 	}
-	return writeSummaryTable(stdout, heading, rows, verdict, *modelName, steps, *private)
+	return writeSummaryTable(stdout, heading, rows, verdict, *modelName, steps, *private, d.Algorithm == run.NoiseAware)
 }
 
 // writeSummaryTable prints the heading (report.Heading), the summary table of model (see
 // report.Summary; "" for no ratio column; ratios per steps, report.Steps of
 // the public bounds), the verdict and, for a regression, the direction of
 // its effects (report.DirectionNote; private: the draws are a private
-// run's, which adds the budget's remedy when no direction is determined).
-func writeSummaryTable(stdout io.Writer, heading string, rows []diag.ParamSummary, verdict diag.Verdict, model string, steps map[string]float64, private bool) error {
+// run's, which adds the budget's remedy when no direction is determined),
+// and, for converged draws, which parameters are heavy-tailed
+// (report.TailNote; noiseAware: the draws are noise-aware's).
+func writeSummaryTable(stdout io.Writer, heading string, rows []diag.ParamSummary, verdict diag.Verdict, model string, steps map[string]float64, private, noiseAware bool) error {
 	fmt.Fprintf(stdout, "%s\n\n", heading)
 	t := report.Summary(rows, model, steps)
 	// Numbers are right-aligned; names are padded so they read left-aligned.
@@ -156,6 +158,11 @@ func writeSummaryTable(stdout io.Writer, heading string, rows []diag.ParamSummar
 	fmt.Fprintf(stdout, "\n%s\n", v)
 	if note := report.DirectionNote(rows, model, private, verdict.Converged); note != "" {
 		fmt.Fprintln(stdout, note)
+	}
+	if verdict.Converged {
+		if note := report.TailNote(rows, noiseAware); note != "" {
+			fmt.Fprintln(stdout, note)
+		}
 	}
 	return nil
 }

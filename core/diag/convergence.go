@@ -108,6 +108,21 @@ func (w *Workspace) sortedDraws() []float64 {
 	return w.sorted
 }
 
+// madScale makes the median absolute deviation the sd of normal draws:
+// 1/Φ⁻¹(¾) (posterior::mad's constant 1.4826).
+const madScale = 1.482602218505602
+
+// mad is the median absolute deviation of the loaded draws from med, times
+// madScale. It uses w.a as scratch.
+func (w *Workspace) mad(med float64) float64 {
+	w.a = grow(w.a, len(w.x))
+	for i, v := range w.x {
+		w.a[i] = math.Abs(v - med)
+	}
+	slices.Sort(w.a)
+	return madScale * median(w.a)
+}
+
 // splitInto writes the split chains of src (m columns of n, column-major)
 // into dst: each chain is cut into its first ⌊n/2⌋ and last ⌊n/2⌋ draws,
 // the middle draw being dropped when n is odd (posterior's .split_chains).

@@ -15,6 +15,10 @@ type ParamSummary struct {
 	Mean     float64
 	SD       float64 // sample sd, divisor S − 1
 	Median   float64
+	// MAD is the median absolute deviation from the median times
+	// 1.4826 (posterior::mad; the sd for normal draws). Where it is far
+	// below SD, a few draws far out inflate the sd (HeavyTailed).
+	MAD      float64
 	Q2_5     float64 // type-7 quantiles
 	Q5       float64
 	Q95      float64
@@ -38,6 +42,7 @@ func (p ParamSummary) MarshalJSON() ([]byte, error) {
 		Mean     any    `json:"mean"`
 		SD       any    `json:"sd"`
 		Median   any    `json:"median"`
+		MAD      any    `json:"mad"`
 		Q2_5     any    `json:"q2.5"`
 		Q5       any    `json:"q5"`
 		Q95      any    `json:"q95"`
@@ -47,7 +52,7 @@ func (p ParamSummary) MarshalJSON() ([]byte, error) {
 		ESSTail  any    `json:"ess_tail"`
 		MCSEMean any    `json:"mcse_mean"`
 		MCSESD   any    `json:"mcse_sd"`
-	}{p.Name, num(p.Mean), num(p.SD), num(p.Median), num(p.Q2_5), num(p.Q5),
+	}{p.Name, num(p.Mean), num(p.SD), num(p.Median), num(p.MAD), num(p.Q2_5), num(p.Q5),
 		num(p.Q95), num(p.Q97_5), num(p.Rhat), num(p.ESSBulk), num(p.ESSTail),
 		num(p.MCSEMean), num(p.MCSESD)})
 }
@@ -67,7 +72,7 @@ func Summary(names []string, chains [][][]float64) []ParamSummary {
 
 func (w *Workspace) summary(name string, chains [][][]float64, j int) ParamSummary {
 	nan := math.NaN()
-	s := ParamSummary{Name: name, Mean: nan, SD: nan, Median: nan, Q2_5: nan,
+	s := ParamSummary{Name: name, Mean: nan, SD: nan, Median: nan, MAD: nan, Q2_5: nan,
 		Q5: nan, Q95: nan, Q97_5: nan, Rhat: nan, ESSBulk: nan, ESSTail: nan,
 		MCSEMean: nan, MCSESD: nan}
 	if !w.LoadParam(chains, j) {
@@ -83,6 +88,7 @@ func (w *Workspace) summary(name string, chains [][][]float64, j int) ParamSumma
 	if s.NonFinite == 0 {
 		sorted := w.sortedDraws()
 		s.Median = median(sorted)
+		s.MAD = w.mad(s.Median)
 		s.Q2_5 = QuantileSorted(sorted, 0.025)
 		s.Q5 = QuantileSorted(sorted, 0.05)
 		s.Q95 = QuantileSorted(sorted, 0.95)

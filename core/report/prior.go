@@ -98,3 +98,45 @@ func PriorNote(rows []diag.ParamSummary, prior map[string]float64, private bool)
 	return "Mostly the prior: " + strings.Join(names, ", ") + " (posterior sd above " + Num(MostlyPriorShare, 'g', 2) +
 		" × the prior sd, so the prior carries more information than the data): " + data + " little about " + what + "; " + their + " the prior's width, not an estimate. " + more
 }
+
+// HeavyTailRatio is the sd-to-MAD ratio (diag.ParamSummary) above which a
+// parameter's draws are called heavy-tailed: about 1 for normal draws
+// (1.2 for Student's t with 5 degrees of freedom, 1.5 with 3), so 2 means
+// a few draws far from the rest carry the sd.
+const HeavyTailRatio = 2
+
+// HeavyTailed returns, in row order, the parameters whose sd exceeds
+// HeavyTailRatio times their MAD.
+func HeavyTailed(rows []diag.ParamSummary) []diag.ParamSummary {
+	var out []diag.ParamSummary
+	for _, r := range rows {
+		if r.MAD > 0 && r.SD > HeavyTailRatio*r.MAD && !math.IsInf(r.SD, 0) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// TailNote is the sentence shown under the summary when some parameters
+// are heavy-tailed (HeavyTailed), "" otherwise. Their sd and mean are then
+// carried by a few far draws, so the sd overstates the spread of the rest
+// and "mean ± 2 sd" is far wider than the interval. For noise-aware
+// (noiseAware), such draws come from the release's noise on the Fisher
+// information, which in some draws leaves a direction of the coefficients
+// almost uninformed (docs/SAMPLERS.md). Computed from the draws alone:
+// post-processing.
+func TailNote(rows []diag.ParamSummary, noiseAware bool) string {
+	heavy := HeavyTailed(rows)
+	if len(heavy) == 0 {
+		return ""
+	}
+	parts := make([]string, len(heavy))
+	for i, r := range heavy {
+		parts[i] = r.Name + " (sd " + Num(r.SD, 'g', 3) + " against " + Num(r.MAD, 'g', 3) + " from the middle of the draws, the MAD; median " + Num(r.Median, 'g', 4) + ")"
+	}
+	why := "a few draws far from the rest"
+	if noiseAware {
+		why = "a few draws far from the rest (draws in which the release's noise leaves a direction of the coefficients almost uninformed)"
+	}
+	return "Heavy tails: " + strings.Join(parts, ", ") + ": " + why + " inflate the sd and pull the mean. Read the median and the 2.5%–97.5% interval, which they barely move, not mean ± 2 sd."
+}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -50,5 +51,34 @@ func TestPriorNote(t *testing.T) {
 	rows[0].SD, rows[2].SD = 1, 1
 	if note := PriorNote(rows, prior, true); note != "" {
 		t.Errorf("nothing mostly prior, note %q", note)
+	}
+}
+
+// The tail note names the parameters whose sd is carried by a few far
+// draws: a normal sample (sd/MAD ≈ 1) is not named, a sample with 3% of
+// its draws 100 sds out is, with its median and MAD quoted.
+func TestTailNote(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	normal, heavy := make([][]float64, 4000), make([][]float64, 4000)
+	for i := range normal {
+		normal[i] = []float64{r.NormFloat64()}
+		v := r.NormFloat64()
+		if i%33 == 0 {
+			v *= 100
+		}
+		heavy[i] = []float64{v}
+	}
+	rows := diag.Summary([]string{"age"}, [][][]float64{normal})
+	rows = append(rows, diag.Summary([]string{"bmi"}, [][][]float64{heavy})...)
+	if math.Abs(rows[0].MAD/rows[0].SD-1) > 0.05 || rows[1].SD < 10*rows[1].MAD {
+		t.Fatalf("sd %v, MAD %v; sd %v, MAD %v", rows[0].SD, rows[0].MAD, rows[1].SD, rows[1].MAD)
+	}
+	note := TailNote(rows, true)
+	if !strings.HasPrefix(note, "Heavy tails: bmi (sd ") || strings.Contains(note, "age") ||
+		!strings.Contains(note, "median "+Num(rows[1].Median, 'g', 4)) || !strings.Contains(note, "release's noise") {
+		t.Errorf("note %q", note)
+	}
+	if TailNote(rows[:1], false) != "" {
+		t.Error("a normal sample is called heavy-tailed")
 	}
 }
