@@ -69,6 +69,10 @@ type resultsView struct {
 	// PriorNote names the coefficients whose posterior is mostly the prior
 	// (report.PriorNote), "" when none is.
 	PriorNote string
+	// PriorPullNote names the coefficients the prior pulls toward 0 by
+	// more than half a posterior sd (report.PriorPullNote), for converged
+	// draws; "" when it pulls none.
+	PriorPullNote string
 	// TailNote names the parameters whose sd a few far draws carry
 	// (report.TailNote), for converged draws; "" when none does.
 	TailNote string
@@ -167,7 +171,11 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 		v.TailNote = report.TailNote(rows, cfg.Algorithm == run.NoiseAware)
 	}
 	if report.Regression(model) {
-		v.PriorNote = report.PriorNote(rows, run.PriorSDs(cfg, d.Names), v.Private)
+		prior := run.PriorSDs(cfg, d.Names)
+		v.PriorNote = report.PriorNote(rows, prior, v.Private)
+		if verdict.Converged {
+			v.PriorPullNote = report.PriorPullNote(rows, prior)
+		}
 		v.DirectionNote = report.DirectionNote(rows, model, v.Private, verdict.Converged)
 		if run.ScaleAutoHint(cfg, names, verdict.Converged) != "" {
 			v.ScaleHint = PageScaleHint

@@ -595,8 +595,14 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintln(stderr, hint)
 		}
 		if report.Regression(p.Config.Model.Model) {
-			if note := report.PriorNote(rows, run.PriorSDs(p.Config, d.Names), private); note != "" {
+			prior := run.PriorSDs(p.Config, d.Names)
+			if note := report.PriorNote(rows, prior, private); note != "" {
 				fmt.Fprintln(stdout, note)
+			}
+			if verdict.Converged {
+				if note := report.PriorPullNote(rows, prior); note != "" {
+					fmt.Fprintln(stdout, note)
+				}
 			}
 		}
 	}
