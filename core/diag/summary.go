@@ -11,10 +11,10 @@ import (
 // chains pooled (posterior::summarise_draws with quantiles 2.5, 5, 50, 95,
 // 97.5%). Undefined values are NaN and marshal to JSON null.
 type ParamSummary struct {
-	Name     string
-	Mean     float64
-	SD       float64 // sample sd, divisor S − 1
-	Median   float64
+	Name   string
+	Mean   float64
+	SD     float64 // sample sd, divisor S − 1
+	Median float64
 	// MAD is the median absolute deviation from the median times
 	// 1.4826 (posterior::mad; the sd for normal draws). Where it is far
 	// below SD, a few draws far out inflate the sd (HeavyTailed).
