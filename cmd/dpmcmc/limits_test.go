@@ -87,6 +87,12 @@ func TestImpossibleSettingsRefused(t *testing.T) {
 		{"box infinite", append(clone(priv), "--box", "Inf", "--epsilon", "1", "--delta", "1e-5"), "box must be a finite number > 0 (got +Inf)", 1},
 		{"target-accept 1", append(clone(priv), "--target-accept", "1", "--epsilon", "1", "--delta", "1e-5"), "target-accept must be in (0, 1) (got 1)", 1},
 		{"ops inner iterations too many", append(clone(priv[:len(priv)-1]), "ops", "--box", "10", "--inner-iterations", "100000000", "--epsilon", "1", "--delta", "1e-5"), "inner-iterations must be between 1 and 1000000 (got 100000000)", 1},
+		// Found by the CLI review (2026-11-27): each used to be reported as
+		// something else.
+		{"epsilon without delta", append(clone(priv), "--epsilon", "1"), "delta must be in (0, 1) (got 0): a private run needs δ as well as ε", 1},
+		{"predictor misspelt in a private run", append(clone(priv), "--predictors", "age,bmj", "--epsilon", "1", "--delta", "1e-5"), `column "bmj": not found in the header`, 1},
+		{"outcome misspelt in a private run", append(clone(priv[:6]), "yy", "--out", out, "--quiet", "--bound", "age=18:90", "--bound", "bmi=15:50", "--epsilon", "1", "--delta", "1e-5"), `outcome column "yy" not found`, 1},
+		{"plan outcome bound reversed", []string{"plan", "--algorithm", "noise-aware", "--model", "linear", "--n", "100", "--dim", "3", "--epsilon", "1", "--delta", "1e-5", "--noise-sd", "12", "--outcome-bound", "220:80"}, "--outcome-bound 220:80: the lower bound 220 must be less than the upper bound 80", 1},
 		{"chains × draws too many to hold", append(clone(priv[:len(priv)-1]), "noise-aware", "--chains", "64", "--draws", "6000000", "--epsilon", "1", "--delta", "1e-5"), "64 chains × (0 warmup + 6000000 draws) × 3 parameters = 1.15e+09 numbers, 9.22 GB of memory; at most 1073741824 (8.59 GB) for all chains together", 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -237,5 +243,21 @@ func TestWideFiles(t *testing.T) {
 				t.Errorf("exit %d, stderr (%d bytes) %.500q lacks %q", code, len(stderr), stderr, tc.want)
 			}
 		})
+	}
+}
+
+// A value outside the model's support is named with the file, its line
+// and column, and the data row, said so that the two numbers (the line
+// counts the header) do not look contradictory.
+func TestSupportErrorNamesFileLineAndRow(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "cohort.csv")
+	if err := os.WriteFile(data, []byte("y,age\n0,40\n1,50\n2,60\n0,70\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "sample", "--data", data, "--model", "logistic", "--outcome", "y", "--algorithm", "mh", "--out", filepath.Join(dir, "o.csv"), "--quiet")
+	want := data + `: line 4, column 1 ("y"): data outside the model's support: logistic outcome must be 0 or 1 (data row 3; the file's line numbers count the header)`
+	if code == 0 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr %q, want %q", code, stderr, want)
 	}
 }

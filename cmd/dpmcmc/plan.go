@@ -147,7 +147,10 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if *outcomeBound != "" && (cfg.Model.Model == "linear" || cfg.Model.Model == "poisson") {
 		bs, err := dataset.ParseBounds([]string{"y=" + *outcomeBound})
 		if err != nil {
-			return fmt.Errorf("--outcome-bound: %w", err)
+			// ParseBounds quotes the "y=LO:HI" it was given; the user typed
+			// only LO:HI.
+			msg := strings.Replace(strings.Replace(err.Error(), `bound "y=`+*outcomeBound+`": `, "", 1), " after '='", "", 1)
+			return fmt.Errorf("--outcome-bound %s: %s", *outcomeBound, msg)
 		}
 		cfg.Model.Outcome = "y"
 		cfg.Data.Bounds = map[string][2]float64{"y": {bs["y"].Lo, bs["y"].Hi}}

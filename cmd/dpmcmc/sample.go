@@ -21,6 +21,7 @@ import (
 	"github.com/dpmcmc/dpmcmc/core/dataset"
 	"github.com/dpmcmc/dpmcmc/core/diag"
 	"github.com/dpmcmc/dpmcmc/core/export"
+	"github.com/dpmcmc/dpmcmc/core/model"
 	"github.com/dpmcmc/dpmcmc/core/report"
 	"github.com/dpmcmc/dpmcmc/core/run"
 )
@@ -473,6 +474,9 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		}
 		loaded(lrep)
 		if p, err = run.Prepare(cfg, tab); err != nil {
+			if errors.Is(err, model.ErrData) {
+				return fmt.Errorf("%s: %w", f.data, err) // its line and column are the file's
+			}
 			return err
 		}
 	default:

@@ -318,11 +318,13 @@ func colBound(t *dataset.Table, j int) *dataset.Bound {
 // rowErr reports a data error at 0-based row i, column j in the same form as
 // the dataset loader's errors (*dataset.ParseError: file line and column when
 // the table was loaded from a file, else the row), adding the 1-based data
-// row. It matches ErrData under errors.Is. It never quotes the value.
+// row after the message. It matches ErrData under errors.Is. It never quotes the value.
 func rowErr(t *dataset.Table, i, j int, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	if t.Line(i) > 0 {
-		msg = fmt.Sprintf("data row %d: %s", i+1, msg)
+		// The file's line counts the header (and any quoted line breaks);
+		// the data row does not: say both, so they do not look contradictory.
+		msg = fmt.Sprintf("%s (data row %d; the file's line numbers count the header)", msg, i+1)
 	}
 	return t.CellError(i, j, fmt.Errorf("%w: %s", ErrData, msg))
 }

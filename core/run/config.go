@@ -397,10 +397,16 @@ func (c *Config) Validate() error {
 		add("inner-iterations must be between 1 and %d (got %d): every released draw runs that many MH steps", MaxInnerIterations, s.InnerIterations)
 	}
 	if b := c.Privacy; b != nil {
-		if !(b.Epsilon > 0) || math.IsInf(b.Epsilon, 0) {
+		switch {
+		case b.Epsilon == 0 && b.Delta > 0:
+			add("epsilon must be a finite number > 0 (got 0): a private run needs ε as well as δ")
+		case !(b.Epsilon > 0) || math.IsInf(b.Epsilon, 0):
 			add("epsilon must be a finite number > 0 (got %v)", b.Epsilon)
 		}
-		if !(b.Delta > 0 && b.Delta < 1) {
+		switch {
+		case b.Delta == 0 && b.Epsilon > 0:
+			add("delta must be in (0, 1) (got 0): a private run needs δ as well as ε; choose δ below 1/n (e.g. 1e-5 for up to 100,000 rows)")
+		case !(b.Delta > 0 && b.Delta < 1):
 			add("delta must be in (0, 1) (got %v)", b.Delta)
 		}
 		if err := CheckSamplingRelation(b.Relation); err != nil {

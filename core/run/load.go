@@ -49,15 +49,23 @@ func PrepareStream(r io.Reader, cfg *Config) (*Prepared, *dataset.LoadReport, er
 		return nil, nil, err
 	}
 	cfg = withDefaultScale(cfg)
-	if err := checkBoundsEarly(cfg, nil); err != nil {
-		return nil, nil, err
-	}
 	bounds := cfg.DatasetBounds()
 	b := model.NewChunkBuilder(cfg.Model)
 	clipped := dataset.ClipCounts{}
 	var names []string
+	var boundsErr error // the run is refused: not a streaming failure
 	rows, sinceGC := 0, 0
 	rep, err := dataset.Chunks(r, dataOptions(cfg), streamChunkRows, func(c dataset.Chunk) error {
+		if names == nil {
+			// At the first chunk, once the header is known: a missing
+			// bound is reported as such rather than as the scaling's
+			// error, and a misspelt column as not found (the loader's
+			// error, before any chunk), not as a missing bound.
+			if err := checkBoundsEarly(cfg, c.Names); err != nil {
+				boundsErr = err
+				return err
+			}
+		}
 		cc, err := c.ApplyBounds(bounds)
 		if err != nil {
 			return err
@@ -85,6 +93,9 @@ func PrepareStream(r io.Reader, cfg *Config) (*Prepared, *dataset.LoadReport, er
 		}
 		return nil
 	})
+	if boundsErr != nil {
+		return nil, rep, boundsErr
+	}
 	if err != nil {
 		return nil, rep, fmt.Errorf("%w: %w", ErrNotStreamed, err)
 	}

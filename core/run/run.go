@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -155,10 +156,16 @@ func checkPublicBounds(cfg *Config, names []string) error {
 	} else if cfg.Model.Outcome != "" {
 		cols = append([]string{cfg.Model.Outcome}, cols...)
 	}
+	if names != nil && cfg.Model.Outcome != "" && !slices.Contains(names, cfg.Model.Outcome) {
+		return nil // the outcome is not a column: the model names it as such
+	}
 	var missing []string
 	for _, c := range cols {
 		if c == cfg.Model.Outcome && strings.EqualFold(strings.TrimSpace(cfg.Model.Model), "logistic") {
 			continue // 0/1 by the model's support check: bounded without a bound
+		}
+		if names != nil && !slices.Contains(names, c) {
+			continue // not a column at all: the loader names it as such
 		}
 		if _, ok := cfg.Data.Bounds[c]; !ok {
 			missing = append(missing, c)
