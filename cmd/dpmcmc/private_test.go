@@ -397,3 +397,46 @@ func TestClipCountsShownNotExported(t *testing.T) {
 		t.Fatalf("a 2 in the 0/1 outcome: exit %d, %s", code, stderr)
 	}
 }
+
+// A column written as text runs from the CLI with --category (before, only
+// a config file could give the coding), takes the bound of its numbers
+// without --bound, and the coding is in the privacy report, so that the
+// direction of its coefficient can be read from the report alone.
+func TestSampleCategoryFlag(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "sex.csv")
+	var b strings.Builder
+	b.WriteString("y,age,sex\n")
+	for i := range 200 {
+		fmt.Fprintf(&b, "%d,%d,%s\n", i%2, 20+i%60, []string{"F", "M"}[(i/3)%2])
+	}
+	if err := os.WriteFile(data, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "o.csv")
+	code, _, stderr := runCLI(t, "sample", "--data", data, "--model", "logistic", "--outcome", "y", "--bound", "age=18:90",
+		"--category", "sex=F:0,M:1", "--epsilon", "3", "--delta", "1e-5", "--out", out, "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "o.privacy.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Bounds     map[string][2]float64         `json:"public_bounds"`
+		Categories map[string]map[string]float64 `json:"categories"`
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Bounds["sex"] != [2]float64{0, 1} || rep.Categories["sex"]["M"] != 1 || rep.Categories["sex"]["F"] != 0 {
+		t.Errorf("report bounds %v, categories %v", rep.Bounds, rep.Categories)
+	}
+	// A coding that does not parse names the flag and the column.
+	code, _, stderr = runCLI(t, "sample", "--data", data, "--model", "logistic", "--outcome", "y", "--bound", "age=18:90",
+		"--category", "sex=F:0", "--epsilon", "3", "--delta", "1e-5", "--out", out, "--quiet")
+	if code == 0 || !strings.Contains(stderr, "--category sex: give every value the column can take") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}

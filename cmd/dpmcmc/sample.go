@@ -39,7 +39,7 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 // sampleFlags are the flags of `dpmcmc sample`; they fill a run.Config.
 type sampleFlags struct {
 	data, config, out, format, predictors string
-	bounds, modelOpts, impute             listFlag
+	bounds, modelOpts, impute, category   listFlag
 	noPrivacy, printConfig, saveWarmup    bool
 	quiet                                 bool
 	report, relation                      string
@@ -61,6 +61,7 @@ func (f *sampleFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.bounds, "bound", "public bound COL=LO:HI of a column (repeatable); values outside are clipped")
 	fs.Var(&f.modelOpts, "model-opt", "model option KEY=VALUE (repeatable), e.g. a=20, cov=FILE.csv")
 	fs.StringVar(&c.Data.Delimiter, "delimiter", "", "CSV delimiter: , ; or tab (default: detect)")
+	fs.Var(&f.category, "category", "COL=CODING (repeatable): the text coding of a column written as text, every value it can take with its number, e.g. sex=F:0,M:1 or \"sex=F=0;M=1\" (data.categories in a config; the page's \"text coding\"). Public: from the study's coding, not from the rows. Without --bound COL its bound is that of the numbers")
 	fs.Var(&f.impute, "impute", "COL=V (repeatable; COL=V,COL2=V2 too): replace the missing cells of predictor COL by the public value V, e.g. a typical value from the literature, never from these data (mid: the middle of COL's --bound). Every row is kept, so private runs allow it")
 	fs.BoolVar(&c.Data.DropMissing, "drop-missing", false, "drop rows with a missing value instead of stopping (non-private runs only)")
 	fs.BoolVar(&c.Data.DecimalComma, "decimal-comma", false, "numbers use a decimal comma (70,5), as in semicolon-separated files from many European locales; '.' is then refused in numbers")
@@ -201,6 +202,24 @@ func (f *sampleFlags) buildConfig(fs *flag.FlagSet) (*run.Config, error) {
 			cfg.Data.Bounds[k] = [2]float64{b.Lo, b.Hi}
 		}
 	}
+	for _, item := range f.category {
+		col, coding, ok := strings.Cut(item, "=")
+		col = strings.TrimSpace(col)
+		if !ok || col == "" {
+			return nil, fmt.Errorf("--category %q: want COL=CODING, e.g. sex=F:0,M:1", item)
+		}
+		m, err := run.ParseCoding(coding)
+		if err != nil {
+			return nil, fmt.Errorf("--category %s: %w", col, err)
+		}
+		if cfg.Data.Categories == nil {
+			cfg.Data.Categories = map[string]map[string]float64{}
+		}
+		cfg.Data.Categories[col] = m
+	}
+	// A coded column without a bound has the bound of its numbers (the
+	// coding is public), from a flag or from the config file.
+	run.CodedBounds(&cfg)
 	if err := applyImpute(&cfg, f.impute); err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/dpmcmc/dpmcmc/core/dataset"
@@ -505,6 +506,66 @@ func ParseConfig(b []byte) (*Config, error) {
 		}
 	}
 	return &c, nil
+}
+
+// ParseCoding reads a text coding typed by the analyst, "F=0, M=1": pairs
+// of a value the column can take and its number, separated by commas or
+// semicolons, with = or : between them (the page's "text coding" field
+// reads the same). Every value the column can take must be listed, at
+// least two; a value coded twice or a number that does not parse is an
+// error.
+func ParseCoding(text string) (map[string]float64, error) {
+	m := map[string]float64{}
+	for _, part := range strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ';' }) {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		i := strings.LastIndexAny(part, "=:")
+		k, v := strings.TrimSpace(part[:max(i, 0)]), strings.TrimSpace(part[i+1:])
+		if i <= 0 || k == "" || v == "" {
+			return nil, fmt.Errorf("write value=number pairs separated by commas, e.g. F=0,M=1 (got %q)", part)
+		}
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("%q is not a number (in %q)", v, part)
+		}
+		if _, dup := m[k]; dup {
+			return nil, fmt.Errorf("%q is coded twice", k)
+		}
+		m[k] = x
+	}
+	if len(m) < 2 {
+		return nil, errors.New("give every value the column can take, at least two (e.g. F=0,M=1)")
+	}
+	return m, nil
+}
+
+// CodedBounds gives every column with a text coding (Data.Categories) and
+// no public bound the bound of its numbers, [smallest, largest] (the coding
+// is typed by the analyst, so public; the page does the same), and returns
+// those columns, sorted. A coding whose numbers are all equal gives none.
+func CodedBounds(c *Config) []string {
+	var filled []string
+	for _, col := range slices.Sorted(maps.Keys(c.Data.Categories)) {
+		if _, ok := c.Data.Bounds[col]; ok {
+			continue
+		}
+		vals := slices.Collect(maps.Values(c.Data.Categories[col]))
+		if len(vals) == 0 {
+			continue
+		}
+		lo, hi := slices.Min(vals), slices.Max(vals)
+		if !(lo < hi) {
+			continue
+		}
+		if c.Data.Bounds == nil {
+			c.Data.Bounds = map[string][2]float64{}
+		}
+		c.Data.Bounds[col] = [2]float64{lo, hi}
+		filled = append(filled, col)
+	}
+	return filled
 }
 
 // ConfigKeys returns the top-level keys of a JSON run config (ParseConfig

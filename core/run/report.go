@@ -36,6 +36,11 @@ type PrivacyReport struct {
 	// predictor columns (DataSpec.Impute), row by row: n is unchanged.
 	// Which cells or how many were missing is never reported.
 	Imputed map[string]float64 `json:"missing_cells_replaced_by,omitempty"`
+	// Categories is the text coding of columns written as text
+	// (DataSpec.Categories, typed by the analyst: public), so that a
+	// coefficient's direction can be read from the report alone (sex
+	// F = 0, M = 1: a positive coefficient is for M).
+	Categories map[string]map[string]float64 `json:"categories,omitempty"`
 	// Mechanism describes the noise and clipping of one iteration.
 	Mechanism string `json:"mechanism"`
 	// Settings are the sampler's privacy-relevant settings (clip bounds,
@@ -319,7 +324,7 @@ func NewReport(cfg *Config, n, d int, iterations []int, cancelled bool) (*Privac
 	r := &PrivacyReport{
 		Tool: "dpmcmc", Algorithm: cfg.Algorithm, Model: cfg.Model.Model, N: n,
 		Relation: rel, Unit: "one row of the dataset: one patient or record",
-		Bounds: cfg.Data.Bounds, Imputed: cfg.Data.Impute, EpsilonBudget: b.Epsilon, DeltaBudget: b.Delta,
+		Bounds: cfg.Data.Bounds, Imputed: cfg.Data.Impute, Categories: cfg.Data.Categories, EpsilonBudget: b.Epsilon, DeltaBudget: b.Delta,
 		Delta: b.Delta, Chains: cfg.Chains, Iterations: append([]int(nil), iterations...),
 		Warmup: cfg.Warmup, PlannedPerRun: cfg.Warmup + cfg.Draws, Cancelled: cancelled,
 		SeedPolicy: seedPolicy(),

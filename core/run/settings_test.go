@@ -120,3 +120,39 @@ func must(b []byte, err error) []byte {
 	}
 	return b
 }
+
+// ParseCoding reads the page's "text coding" syntax; CodedBounds gives a
+// coded column without a bound the range of its numbers.
+func TestParseCodingAndCodedBounds(t *testing.T) {
+	for _, text := range []string{"F=0,M=1", " F : 0 ; M : 1 ", "F=0, M=1,"} {
+		m, err := ParseCoding(text)
+		if err != nil || len(m) != 2 || m["F"] != 0 || m["M"] != 1 {
+			t.Errorf("%q: %v %v", text, m, err)
+		}
+	}
+	for text, want := range map[string]string{
+		"F=0":          "at least two",
+		"F=0,M=x":      `"x" is not a number`,
+		"F=0,F=1":      `"F" is coded twice`,
+		"F0,M1":        "value=number pairs",
+		"F=0,M=NaN":    "is not a number",
+		"low=1,high=∞": "is not a number",
+	} {
+		if _, err := ParseCoding(text); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", text, err, want)
+		}
+	}
+	c := &Config{Data: DataSpec{
+		Bounds:     map[string][2]float64{"grade": {0, 4}},
+		Categories: map[string]map[string]float64{"sex": {"F": 0, "M": 1}, "grade": {"low": 1, "high": 2}, "site": {"a": 3, "b": 3}, "stage": {"I": 1, "II": 2, "III": 3}},
+	}}
+	if got := CodedBounds(c); strings.Join(got, ",") != "sex,stage" {
+		t.Errorf("filled %v", got)
+	}
+	if c.Data.Bounds["sex"] != [2]float64{0, 1} || c.Data.Bounds["stage"] != [2]float64{1, 3} || c.Data.Bounds["grade"] != [2]float64{0, 4} {
+		t.Errorf("bounds %v", c.Data.Bounds)
+	}
+	if _, ok := c.Data.Bounds["site"]; ok {
+		t.Error("a coding whose numbers are all equal gave a bound")
+	}
+}
