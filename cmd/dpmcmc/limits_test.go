@@ -261,3 +261,14 @@ func TestSupportErrorNamesFileLineAndRow(t *testing.T) {
 		t.Errorf("exit %d, stderr %q, want %q", code, stderr, want)
 	}
 }
+
+// Asked-for help is the output: on stdout with exit 0, so that it pages
+// (`dpmcmc sample -h | less` showed nothing when it went to stderr).
+func TestHelpOnStdout(t *testing.T) {
+	for _, args := range [][]string{{"sample", "-h"}, {"plan", "--help"}, {"help", "sample"}} {
+		code, stdout, stderr := runCLI(t, args...)
+		if code != 0 || !strings.Contains(stdout, "Usage: dpmcmc ") || !strings.Contains(stdout, "-epsilon") || stderr != "" {
+			t.Errorf("%v: exit %d, stdout %.80q, stderr %.80q", args, code, stdout, stderr)
+		}
+	}
+}

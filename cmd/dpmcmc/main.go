@@ -40,7 +40,9 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
 			if c, ok := commands[args[1]]; ok {
-				return exitCode(c.run([]string{"-h"}, stdout, stderr), stderr)
+				// Asked-for help is the output: on stdout, so that it pages
+				// (dpmcmc help sample | less).
+				return exitCode(c.run([]string{"-h"}, stdout, stdout), stderr)
 			}
 			fmt.Fprintf(stderr, "dpmcmc: no help for %q: it is not a command (run 'dpmcmc help')\n", args[1])
 			return 2
@@ -52,11 +54,28 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	c, ok := commands[args[0]]
+	if ok && asksHelp(args[1:]) {
+		stderr = stdout // the usage is the output (dpmcmc sample -h | less)
+	}
 	if !ok {
 		fmt.Fprintf(stderr, "dpmcmc: unknown command %q (run 'dpmcmc help')\n", args[0])
 		return 2
 	}
 	return exitCode(c.run(args[1:], stdout, stderr), stderr)
+}
+
+// asksHelp reports whether a command's flags ask for its usage (-h,
+// -help, --help before any "--").
+func asksHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help", "--h":
+			return true
+		}
+	}
+	return false
 }
 
 func exitCode(err error, stderr io.Writer) int {

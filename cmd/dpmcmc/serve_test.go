@@ -118,7 +118,7 @@ func TestServeRegistered(t *testing.T) {
 		t.Fatalf("serve not registered: %+v", c)
 	}
 	var out, errb strings.Builder
-	if code := runMain([]string{"serve", "-h"}, &out, &errb); code != 0 || !strings.Contains(errb.String(), "--addr") && !strings.Contains(errb.String(), "-addr") {
+	if code := runMain([]string{"serve", "-h"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "--addr") && !strings.Contains(out.String(), "-addr") {
 		t.Fatalf("serve -h: exit %d, stderr %q", code, errb.String())
 	}
 }

@@ -180,7 +180,7 @@ func TestSummaryErrors(t *testing.T) {
 		t.Errorf("bad file: exit %d, stderr %q", code, errb.String())
 	}
 	errb.Reset()
-	if code := runMain([]string{"summary", "-h"}, &out, &errb); code != 0 || !strings.Contains(errb.String(), "--json") && !strings.Contains(errb.String(), "-json") {
+	if code := runMain([]string{"summary", "-h"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "--json") && !strings.Contains(out.String(), "-json") {
 		t.Errorf("help: exit %d, stderr %q", code, errb.String())
 	}
 }
