@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -618,4 +619,37 @@ func runDemoChains(t *testing.T, cfgJSON string, k int) ([]chainData, chainInfo)
 		chains = append(chains, chainData{Positions: append([]float64(nil), pos...), Iterations: ch.Done()})
 	}
 	return chains, info
+}
+
+// The page's tail note (report.TailNote, shown in tail-note) names a
+// parameter of converged draws whose sd a few far draws carry, and the
+// prior-pull note (prior-pull-note) an intercept far in its N(0, 10²)
+// prior; neither names the well-behaved slopes.
+func TestResultsTailAndPriorPullNotes(t *testing.T) {
+	cfg, _ := run.ParseConfig([]byte(testConfig))
+	cfg.Chains, cfg.Warmup, cfg.Draws = 4, 0, 500
+	names := []string{"intercept", "age10", "bmi5", "sbp20", "smoker"}
+	r := rand.New(rand.NewPCG(3, 4))
+	var chains []chainData
+	for range 4 {
+		pos := make([]float64, 0, 500*5)
+		for i := range 500 {
+			bmi := 0.1 * r.NormFloat64()
+			if i%40 == 0 {
+				bmi *= 100
+			}
+			pos = append(pos, 97+1.84*r.NormFloat64(), 0.5+0.1*r.NormFloat64(), bmi, 0.1*r.NormFloat64(), 0.1*r.NormFloat64())
+		}
+		chains = append(chains, chainData{Positions: pos, Iterations: 500})
+	}
+	v, err := results(cfg, names, chains, runInfo{Rows: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.Converged || !strings.HasPrefix(v.TailNote, "Heavy tails: bmi5 (sd ") || strings.Contains(v.TailNote, "age10") {
+		t.Errorf("converged %v, tail note %q", v.Converged, v.TailNote)
+	}
+	if !strings.HasPrefix(v.PriorPullNote, "The prior pulls intercept (about ") || strings.Contains(v.PriorPullNote, "age10") {
+		t.Errorf("prior-pull note %q", v.PriorPullNote)
+	}
 }
