@@ -132,6 +132,9 @@ func (f *sampleFlags) buildConfig(fs *flag.FlagSet) (*run.Config, error) {
 			return nil, fmt.Errorf("%s: %w", f.config, err)
 		}
 		keys := run.ConfigKeys(b)
+		if fileCfg.Draws == 0 {
+			delete(keys, "draws") // "draws": 0 is no request (0 draws are none)
+		}
 		given = func(name string) bool { return set[name] || keys[name] }
 		// Re-apply the explicitly given flags on top of the file; the
 		// iterations the file leaves out take the flags' defaults (a
