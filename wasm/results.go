@@ -168,7 +168,7 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 	}
 	v.Forest = report.NewForest(rows, model, steps)
 	if verdict.Converged {
-		v.TailNote = report.TailNote(rows, cfg.Algorithm == run.NoiseAware)
+		v.TailNote = report.TailNote(rows, cfg.Algorithm == run.NoiseAware && report.Regression(model))
 	}
 	if report.Regression(model) {
 		prior := run.PriorSDs(cfg, d.Names)

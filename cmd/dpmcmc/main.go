@@ -64,16 +64,16 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	return exitCode(c.run(args[1:], stdout, stderr), stderr)
 }
 
-// asksHelp reports whether a command's flags ask for its usage (-h,
-// -help, --help before any "--").
+// asksHelp reports whether a command's flags ask for its usage: -h,
+// -help or --help as the first of them. Later, "-h" may be a flag's value
+// (--out -h), and the run's own messages must then stay on stderr.
 func asksHelp(args []string) bool {
-	for _, a := range args {
-		switch a {
-		case "--":
-			return false
-		case "-h", "-help", "--help", "--h":
-			return true
-		}
+	if len(args) == 0 {
+		return false
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "--h":
+		return true
 	}
 	return false
 }

@@ -205,12 +205,17 @@ func (f *sampleFlags) buildConfig(fs *flag.FlagSet) (*run.Config, error) {
 			cfg.Data.Bounds[k] = [2]float64{b.Lo, b.Hi}
 		}
 	}
+	coded := map[string]bool{}
 	for _, item := range f.category {
 		col, coding, ok := strings.Cut(item, "=")
 		col = strings.TrimSpace(col)
 		if !ok || col == "" {
 			return nil, fmt.Errorf("--category %q: want COL=CODING, e.g. sex=F:0,M:1", item)
 		}
+		if coded[col] {
+			return nil, fmt.Errorf("--category %s is given twice: give every value of the column in one coding", col)
+		}
+		coded[col] = true
 		m, err := run.ParseCoding(coding)
 		if err != nil {
 			return nil, fmt.Errorf("--category %s: %w", col, err)
@@ -350,7 +355,7 @@ func overlay(dst, src *run.Config, set map[string]bool) {
 	if set["warmup"] {
 		dst.Warmup = src.Warmup
 	}
-	if set["draws"] || dst.Draws == 0 {
+	if set["draws"] {
 		dst.Draws = src.Draws
 	}
 	if set["seed"] {
@@ -610,7 +615,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		if p.Config.Warmup == 0 {
 			heading = report.HeadingNoWarmup(d.NumChains(), d.NumIterations())
 		}
-		if err := writeSummaryTable(stdout, heading, rows, verdict, p.Config.Model.Model, steps, private, p.Config.Algorithm == run.NoiseAware); err != nil {
+		if err := writeSummaryTable(stdout, heading, rows, verdict, p.Config.Model.Model, steps, private, p.Config.Algorithm == run.NoiseAware && report.Regression(p.Config.Model.Model)); err != nil {
 			return err
 		}
 		// Advice, not part of the summary (which equals `dpmcmc summary`'s,

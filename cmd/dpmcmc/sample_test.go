@@ -301,6 +301,21 @@ func TestSampleConfigIterationDefaults(t *testing.T) {
 			t.Errorf("%s: %d warmup + %d draws, want %d + %d", c.name, w, d, c.warmup, c.draws)
 		}
 	}
+	// Keys in another letter case count, as ParseConfig reads them.
+	upper := write("upper.json", `{"model": {"model": "logistic", "outcome": "y", "predictors": ["mean_radius"]}, "Warmup": 500, "Draws": 300}`)
+	if w, d := iters("--config", upper, "--algorithm", "hmc"); w != 500 || d != 300 {
+		t.Errorf("upper-case keys: %d + %d, want 500 + 300", w, d)
+	}
+	// A private run's printed config, run again, plans as the flags did.
+	code, printed, stderr := runCLI(t, append([]string{"sample", "--data", bc5, "--model", "logistic", "--outcome", "y", "--predictors", "mean_radius", "--algorithm", "dp-penalty", "--out", filepath.Join(dir, "p.csv"), "--print-config"}, priv...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	round := write("round.json", printed)
+	code, _, stderr = runCLI(t, "sample", "--config", round, "--data", bc5, "--out", filepath.Join(dir, "p.csv"), "--chains", "1")
+	if code != 0 || !strings.Contains(stderr, "(500 warmup + 500 draws)") {
+		t.Errorf("round trip: exit %d, stderr %q", code, stderr)
+	}
 	// The heading says "no warmup" whenever none ran.
 	code, stdout, stderr := runCLI(t, "sample", "--config", given, "--data", bc5, "--algorithm", "mh", "--chains", "2", "--out", filepath.Join(dir, "g.csv"), "--quiet", "--seed", "3")
 	if code != 0 {

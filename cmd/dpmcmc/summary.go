@@ -109,16 +109,14 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 		}{d.NumChains(), n, d.Warmup, rows, verdict})
 	}
 	heading := report.Heading(d.NumChains(), n, d.Warmup)
-	switch {
-	case run.WarmupNote(d.Algorithm) != "" && d.Warmup == 0:
+	if run.WarmupNote(d.Algorithm) != "" && d.Warmup == 0 {
 		// A Stan CSV of a sampler that runs no warmup (noise-aware, exact, ops)
-		// says so in its header, as sample's heading does.
+		// says so in its header, as sample's heading does. (A tidy draws
+		// file names no sampler: its heading is the page's caption, which
+		// e2e/results compares with it.)
 		heading = report.HeadingNoWarmup(d.NumChains(), n)
-	case d.Algorithm == "" && d.Warmup == 0:
-		// A tidy draws CSV does not say whether a warmup ran.
-		heading = report.HeadingDraws(d.NumChains(), n)
 	}
-	return writeSummaryTable(stdout, heading, rows, verdict, *modelName, steps, *private, d.Algorithm == run.NoiseAware)
+	return writeSummaryTable(stdout, heading, rows, verdict, *modelName, steps, *private, d.Algorithm == run.NoiseAware && report.Regression(*modelName))
 }
 
 // writeSummaryTable prints the heading (report.Heading), the summary table of model (see

@@ -109,8 +109,8 @@ func (w *Workspace) sortedDraws() []float64 {
 }
 
 // madScale makes the median absolute deviation the sd of normal draws:
-// 1/Φ⁻¹(¾) (posterior::mad's constant 1.4826).
-const madScale = 1.482602218505602
+// about 1/Φ⁻¹(¾), as R's mad() and posterior::mad round it.
+const madScale = 1.4826
 
 // mad is the median absolute deviation of the loaded draws from med, times
 // madScale. It uses w.a as scratch.

@@ -120,8 +120,8 @@ func HeavyTailed(rows []diag.ParamSummary) []diag.ParamSummary {
 // TailNote is the sentence shown under the summary when some parameters
 // are heavy-tailed (HeavyTailed), "" otherwise. Their sd and mean are then
 // carried by a few far draws, so the sd overstates the spread of the rest
-// and "mean ± 2 sd" is far wider than the interval. For noise-aware
-// (noiseAware), such draws come from the release's noise on the Fisher
+// and "mean ± 2 sd" is far wider than the interval. For noise-aware on a
+// regression (noiseAware), such draws come from the release's noise on the Fisher
 // information, which in some draws leaves a direction of the coefficients
 // almost uninformed (docs/SAMPLERS.md). Computed from the draws alone:
 // post-processing.
@@ -148,16 +148,18 @@ const PriorPullShare = 0.5
 // PriorPull returns, in row order, the coefficients that their N(0, s²)
 // prior (s from PriorSDs) pulls toward 0 by more than PriorPullShare
 // posterior sds, with that shift. With a Gaussian likelihood of mean m̂ and
-// precision λ, the posterior mean is m = λm̂/(λ + 1/s²), so m̂ − m =
-// m/(λs²) and, with sd² = 1/(λ + 1/s²) ≈ 1/λ, the shift is about
-// |m|·sd/s² posterior sds (an estimate from the summary, not a refit).
+// precision λ, the posterior mean is m = λm̂/(λ + 1/s²) and its sd² =
+// 1/(λ + 1/s²), so λ = 1/sd² − 1/s², m̂ − m = m/(λs²) = m·sd²/(s² − sd²),
+// and the shift is |m|·sd/(s² − sd²) posterior sds (an estimate from the
+// summary, not a refit). A coefficient whose sd is not below its prior's
+// is left to PriorNote.
 func PriorPull(rows []diag.ParamSummary, prior map[string]float64) (names []string, shifts []float64) {
 	for _, r := range rows {
 		s, ok := prior[r.Name]
-		if !ok || !(s > 0) || math.IsNaN(r.Mean) || math.IsNaN(r.SD) {
+		if !ok || !(s > 0) || math.IsNaN(r.Mean) || !(r.SD < s) {
 			continue
 		}
-		if sh := math.Abs(r.Mean) * r.SD / (s * s); sh > PriorPullShare {
+		if sh := math.Abs(r.Mean) * r.SD / (s*s - r.SD*r.SD); sh > PriorPullShare {
 			names, shifts = append(names, r.Name), append(shifts, sh)
 		}
 	}

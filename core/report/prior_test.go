@@ -85,12 +85,13 @@ func TestTailNote(t *testing.T) {
 
 // The pull note names a coefficient whose prior moves its mean by more than
 // half a posterior sd: the review's blood-pressure intercept (mean 97.0, sd
-// 1.84, prior N(0, 10²): 1.8 sds), not a slope far inside its prior.
+// 1.84, prior N(0, 10²): 97·1.84/(100 − 1.84²) = 1.8 sds), not a slope
+// far inside its prior.
 func TestPriorPullNote(t *testing.T) {
 	rows := []diag.ParamSummary{{Name: "intercept", Mean: 97, SD: 1.84}, {Name: "bmi", Mean: 0.85, SD: 0.1}}
 	prior := map[string]float64{"intercept": 10, "bmi": 10}
 	names, shifts := PriorPull(rows, prior)
-	if len(names) != 1 || names[0] != "intercept" || math.Abs(shifts[0]-97*1.84/100) > 1e-12 {
+	if len(names) != 1 || names[0] != "intercept" || math.Abs(shifts[0]-97*1.84/(100-1.84*1.84)) > 1e-12 {
 		t.Fatalf("%v %v", names, shifts)
 	}
 	if note := PriorPullNote(rows, prior); !strings.HasPrefix(note, "The prior pulls intercept (about 1.8 posterior sds, its prior sd 10) toward 0") {

@@ -166,10 +166,6 @@ func HeadingNoWarmup(chains, draws int) string {
 	return chainsTimesDraws(chains, draws) + " (no warmup)"
 }
 
-// HeadingDraws is the heading of draws whose warmup is unknown (a tidy
-// draws CSV records none): "4 chains × 1000 draws".
-func HeadingDraws(chains, draws int) string { return chainsTimesDraws(chains, draws) }
-
 func chainsTimesDraws(chains, draws int) string {
 	s := strconv.Itoa(chains) + " chain"
 	if chains != 1 {

@@ -521,9 +521,19 @@ func ParseCoding(text string) (map[string]float64, error) {
 		if part == "" {
 			continue
 		}
-		i := strings.LastIndexAny(part, "=:")
-		k, v := strings.TrimSpace(part[:max(i, 0)]), strings.TrimSpace(part[i+1:])
-		if i <= 0 || k == "" || v == "" {
+		// As the page's parseCoding: the value is what precedes the first
+		// = or : after which a single word follows.
+		k, v := "", ""
+		for i := 1; i < len(part); i++ {
+			if part[i] != '=' && part[i] != ':' {
+				continue
+			}
+			if rest := strings.TrimSpace(part[i+1:]); rest != "" && !strings.ContainsAny(rest, " \t\r\n\f\v") {
+				k, v = strings.TrimSpace(part[:i]), rest
+				break
+			}
+		}
+		if k == "" {
 			return nil, fmt.Errorf("write value=number pairs separated by commas, e.g. F=0,M=1 (got %q)", part)
 		}
 		x, err := strconv.ParseFloat(v, 64)
@@ -569,8 +579,9 @@ func CodedBounds(c *Config) []string {
 }
 
 // ConfigKeys returns the top-level keys of a JSON run config (ParseConfig
-// checked it), so that a caller can tell a setting the file leaves out from
-// one it sets to its zero value ("warmup": 0); nil if b is not an object.
+// checked it), lower-cased as ParseConfig matches them ("Warmup" sets
+// warmup), so that a caller can tell a setting the file leaves out from one
+// it sets to its zero value ("warmup": 0); nil if b is not an object.
 func ConfigKeys(b []byte) map[string]bool {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")), &m) != nil {
@@ -578,7 +589,7 @@ func ConfigKeys(b []byte) map[string]bool {
 	}
 	keys := make(map[string]bool, len(m))
 	for k := range m {
-		keys[k] = true
+		keys[strings.ToLower(k)] = true
 	}
 	return keys
 }

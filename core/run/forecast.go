@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/dpmcmc/dpmcmc/core/dataset"
 	"github.com/dpmcmc/dpmcmc/core/model"
@@ -572,7 +573,7 @@ func MakeForecast(p *Plan, in ForecastInputs) *Forecast {
 	if !f.WillMix {
 		f.EpsilonToMix = epsilonToMix(p, scale)
 		if f.EpsilonToMix == 0 {
-			f.EpsilonToMix = epsilonToMixBy(p, func(g *Forecast) bool { return g.WillMix })
+			f.EpsilonToMix = epsilonToMixBy(p, "mix", func(g *Forecast) bool { return g.WillMix })
 		}
 	}
 	// need is the factor every μ needs for the check that decides the
@@ -590,7 +591,7 @@ func MakeForecast(p *Plan, in ForecastInputs) *Forecast {
 		if !ok {
 			f.EpsilonToMixTypical = epsilonToMix(p, need)
 			if f.EpsilonToMixTypical == 0 {
-				f.EpsilonToMixTypical = epsilonToMixBy(p, func(g *Forecast) bool { return g.WillMixTypical != nil && *g.WillMixTypical })
+				f.EpsilonToMixTypical = epsilonToMixBy(p, "typical", func(g *Forecast) bool { return g.WillMixTypical != nil && *g.WillMixTypical })
 			}
 		}
 		typical = fmt.Sprintf("for predictors whose sd is %s of their public half-range (common in real data with honest bounds), even at the most informative outcome%s, the widest posterior sd is about %.3g, and the chains could give %s", spreadWord(weakSpread), outcomeCase(in.Model), f.TypicalWidestSD, effectiveDrawsPhrase(f.TypicalEffectiveDraws))
@@ -703,10 +704,41 @@ const maxEpsilonSearched = 1e6
 // passes pass: doubling from the plan's ε, then bisection on log ε. The
 // forecast's travel grows with ε, so pass is monotone. 0 without replan,
 // or when no ε up to maxEpsilonSearched passes.
-func epsilonToMixBy(p *Plan, pass func(*Forecast) bool) float64 {
+func epsilonToMixBy(p *Plan, which string, pass func(*Forecast) bool) float64 {
 	if p.replan == nil || !(p.Epsilon > 0) {
 		return 0
 	}
+	if p.replanKey == "" {
+		return searchEpsilon(p, pass)
+	}
+	key := p.replanKey + "|" + which
+	epsilonSearches.Lock()
+	e, ok := epsilonSearches.m[key]
+	epsilonSearches.Unlock()
+	if ok {
+		return e
+	}
+	e = searchEpsilon(p, pass)
+	epsilonSearches.Lock()
+	if len(epsilonSearches.m) >= 256 {
+		clear(epsilonSearches.m)
+	}
+	epsilonSearches.m[key] = e
+	epsilonSearches.Unlock()
+	return e
+}
+
+// epsilonSearches memoizes epsilonToMixBy by the run's public inputs other
+// than ε (Plan.replanKey) and the check: the ε it finds does not depend on
+// the ε it starts from (to its 0.1%), and the page plans again on every
+// input (a dp-mala search costs 30–60 plans, 25–40 ms in WebAssembly).
+var epsilonSearches = struct {
+	sync.Mutex
+	m map[string]float64
+}{m: map[string]float64{}}
+
+// searchEpsilon is epsilonToMixBy's search.
+func searchEpsilon(p *Plan, pass func(*Forecast) bool) float64 {
 	ok := func(eps float64) bool {
 		q := p.replan(eps)
 		return q != nil && q.Forecast != nil && pass(q.Forecast)

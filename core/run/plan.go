@@ -1,6 +1,7 @@
 package run
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -130,6 +131,30 @@ type Plan struct {
 	// (nil: not needed); the forecast of dp-mala uses it to find the ε to
 	// mix (epsilonToMixBy).
 	replan func(eps float64) *Plan
+	// replanKey identifies the run's public inputs other than ε (the
+	// memo of epsilonToMixBy).
+	replanKey string
+}
+
+// replanKey is the config without its ε and seed, n, d and, with a model,
+// its parameter names: what a plan at another ε depends on.
+func replanKey(cfg *Config, m model.Model, n, d int) string {
+	c := *cfg
+	if c.Privacy != nil {
+		b := *c.Privacy
+		b.Epsilon = 0
+		c.Privacy = &b
+	}
+	c.Seed = 0
+	j, err := json.Marshal(&c)
+	if err != nil {
+		return ""
+	}
+	var names []string
+	if m != nil {
+		names = m.ParamNames()
+	}
+	return fmt.Sprintf("%s|%d|%d|%v|%q", j, n, d, m != nil, names)
 }
 
 // IterationsPerChain is warmup plus draws.
@@ -250,6 +275,7 @@ func resolvePlanWith(cfg *Config, m model.Model, n, d int, replan bool) (*Config
 	c.Warmup, c.Draws = p.Warmup, p.Draws
 	p.Settings = c.Settings
 	if replan && c.Algorithm == "dp-mala" {
+		p.replanKey = replanKey(cfg, m, n, d)
 		p.replan = func(eps float64) *Plan {
 			c2 := *cfg
 			b := *cfg.Privacy

@@ -131,12 +131,13 @@ func TestParseCodingAndCodedBounds(t *testing.T) {
 		}
 	}
 	for text, want := range map[string]string{
-		"F=0":          "at least two",
-		"F=0,M=x":      `"x" is not a number`,
-		"F=0,F=1":      `"F" is coded twice`,
-		"F0,M1":        "value=number pairs",
-		"F=0,M=NaN":    "is not a number",
-		"low=1,high=∞": "is not a number",
+		"F=0":             "at least two",
+		"F=0,M=x":         `"x" is not a number`,
+		"F=0,F=1":         `"F" is coded twice`,
+		"F0,M1":           "value=number pairs",
+		"F=0,M=NaN":       "is not a number",
+		"low=1,high=∞":    "is not a number",
+		"10:00=1,11:00=2": `"00=1" is not a number`, // as the page's parseCoding
 	} {
 		if _, err := ParseCoding(text); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v, want %q", text, err, want)
