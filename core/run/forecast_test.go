@@ -122,6 +122,29 @@ func TestForecastDPMALANamesEpsilon(t *testing.T) {
 		}
 	}
 	t.Logf("dp-mala n = 569: ε to mix %.4g, for the typical spread %.4g", f.EpsilonToMix, f.EpsilonToMixTypical)
+	// The search is memoized by the run's public inputs other than ε: a
+	// plan at another ε names the same ε (the memo's), which is where a
+	// fresh search (memo cleared) puts it, to 0.1%; another clip is another
+	// run.
+	g := plan(7).Forecast
+	if g.EpsilonToMix != f.EpsilonToMix || g.EpsilonToMixTypical != f.EpsilonToMixTypical {
+		t.Errorf("at ε = 7: %g, %g; at ε = 3: %g, %g", g.EpsilonToMix, g.EpsilonToMixTypical, f.EpsilonToMix, f.EpsilonToMixTypical)
+	}
+	epsilonSearches.Lock()
+	clear(epsilonSearches.m)
+	epsilonSearches.Unlock()
+	if h := plan(7).Forecast; math.Abs(h.EpsilonToMix/f.EpsilonToMix-1) > 0.002 || math.Abs(h.EpsilonToMixTypical/f.EpsilonToMixTypical-1) > 0.002 {
+		t.Errorf("fresh at ε = 7: %g, %g; memo %g, %g", h.EpsilonToMix, h.EpsilonToMixTypical, f.EpsilonToMix, f.EpsilonToMixTypical)
+	}
+	cfg := &Config{Model: model.Spec{Model: "logistic", PriorSD: 2.5}, Algorithm: "dp-mala", Chains: 4, Warmup: 500, Draws: 500, Seed: 1,
+		Settings: Settings{Clip: 2 * math.Sqrt(6), GradClip: math.Sqrt(6)}, Privacy: &Budget{Epsilon: 3, Delta: 1e-5}}
+	p, err := MakePlan(cfg, 569, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Forecast.EpsilonToMix == f.EpsilonToMix {
+		t.Errorf("clip 2√6 names the ε of clip √6 (%g)", f.EpsilonToMix)
+	}
 }
 
 // The typical-data check's sd is that of real data of the typical spread:
