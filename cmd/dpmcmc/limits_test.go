@@ -93,6 +93,7 @@ func TestImpossibleSettingsRefused(t *testing.T) {
 		{"predictor misspelt in a private run", append(clone(priv), "--predictors", "age,bmj", "--epsilon", "1", "--delta", "1e-5"), `column "bmj": not found in the header`, 1},
 		{"outcome misspelt in a private run", append(clone(priv[:6]), "yy", "--out", out, "--quiet", "--bound", "age=18:90", "--bound", "bmi=15:50", "--epsilon", "1", "--delta", "1e-5"), `outcome column "yy" not found`, 1},
 		{"plan outcome bound reversed", []string{"plan", "--algorithm", "noise-aware", "--model", "linear", "--n", "100", "--dim", "3", "--epsilon", "1", "--delta", "1e-5", "--noise-sd", "12", "--outcome-bound", "220:80"}, "--outcome-bound 220:80: the lower bound 220 must be less than the upper bound 80", 1},
+		{"plan outcome bound with a stray '='", []string{"plan", "--algorithm", "noise-aware", "--model", "linear", "--n", "100", "--dim", "3", "--epsilon", "1", "--delta", "1e-5", "--noise-sd", "12", "--outcome-bound", "=80:220"}, `--outcome-bound =80:220: lower bound "=80" is not a number`, 1},
 		{"chains × draws too many to hold", append(clone(priv[:len(priv)-1]), "noise-aware", "--chains", "64", "--draws", "6000000", "--epsilon", "1", "--delta", "1e-5"), "64 chains × (0 warmup + 6000000 draws) × 3 parameters = 1.15e+09 numbers, 9.22 GB of memory; at most 1073741824 (8.59 GB) for all chains together", 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -145,15 +145,12 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if *outcomeBound != "" && (cfg.Model.Model == "linear" || cfg.Model.Model == "poisson") {
-		bs, err := dataset.ParseBounds([]string{"y=" + *outcomeBound})
+		b, err := dataset.ParseRange(*outcomeBound)
 		if err != nil {
-			// ParseBounds quotes the "y=LO:HI" it was given; the user typed
-			// only LO:HI.
-			msg := strings.Replace(strings.Replace(err.Error(), `bound "y=`+*outcomeBound+`": `, "", 1), " after '='", "", 1)
-			return fmt.Errorf("--outcome-bound %s: %s", *outcomeBound, msg)
+			return fmt.Errorf("--outcome-bound %s: %w", *outcomeBound, err)
 		}
 		cfg.Model.Outcome = "y"
-		cfg.Data.Bounds = map[string][2]float64{"y": {bs["y"].Lo, bs["y"].Hi}}
+		cfg.Data.Bounds = map[string][2]float64{"y": {b.Lo, b.Hi}}
 	}
 	if (cfg.Algorithm == "dp-hmc" || cfg.Algorithm == "dp-mala") && dim < 1 {
 		return fmt.Errorf("--dim (the number of parameters) is required for %s", cfg.Algorithm)

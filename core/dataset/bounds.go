@@ -19,24 +19,46 @@ func ParseBound(s string) (string, Bound, error) {
 	if name == "" {
 		return "", Bound{}, boundErr(s, "the column name is missing (expected col=lo:hi)")
 	}
-	rest := s[eq+1:]
-	colon := strings.IndexByte(rest, ':')
+	b, msg := parseRange(s[eq+1:])
+	if msg != "" {
+		if msg == "expected lo:hi" {
+			msg += " after '='"
+		}
+		return "", Bound{}, boundErr(s, msg)
+	}
+	return name, b, nil
+}
+
+// ParseRange parses the "lo:hi" of a bound given without its column (the
+// plan's --outcome-bound), as ParseBound reads it after the '='. Errors wrap
+// ErrBadBound.
+func ParseRange(s string) (Bound, error) {
+	b, msg := parseRange(s)
+	if msg != "" {
+		return Bound{}, errorf(ErrBadBound, msg)
+	}
+	return b, nil
+}
+
+// parseRange is ParseRange with the reason as a message ("" when s parses).
+func parseRange(s string) (Bound, string) {
+	colon := strings.IndexByte(s, ':')
 	if colon < 0 {
-		return "", Bound{}, boundErr(s, "expected lo:hi after '='")
+		return Bound{}, "expected lo:hi"
 	}
-	lo, err := parseBoundNumber(strings.TrimSpace(rest[:colon]))
+	lo, err := parseBoundNumber(strings.TrimSpace(s[:colon]))
 	if err != "" {
-		return "", Bound{}, boundErr(s, "lower bound "+err)
+		return Bound{}, "lower bound " + err
 	}
-	hi, err := parseBoundNumber(strings.TrimSpace(rest[colon+1:]))
+	hi, err := parseBoundNumber(strings.TrimSpace(s[colon+1:]))
 	if err != "" {
-		return "", Bound{}, boundErr(s, "upper bound "+err)
+		return Bound{}, "upper bound " + err
 	}
 	b := Bound{Lo: lo, Hi: hi}
 	if err := b.check(); err != nil {
-		return "", Bound{}, boundErr(s, err.Error())
+		return Bound{}, err.Error()
 	}
-	return name, b, nil
+	return b, ""
 }
 
 // ParseBounds parses several "col=lo:hi" flags; a column given twice is an
