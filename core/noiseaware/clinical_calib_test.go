@@ -47,11 +47,7 @@ func clinicalDesign(n int, r *rand.Rand) *dataset.Table {
 
 func clinicalModel(t testing.TB, tab *dataset.Table) model.Model {
 	t.Helper()
-	m, err := model.Build(model.Spec{Model: "logistic", Outcome: "y", Predictors: clinicalPredictors}, tab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return buildLogisticOf(t, tab, "y", clinicalPredictors)
 }
 
 // simulateClinical overwrites y with Bernoulli(σ(η)) draws at the true

@@ -67,7 +67,13 @@ func col(tab *dataset.Table, name string) int {
 // buildLogistic builds the bc5 logistic model on tab with outcome malignant.
 func buildLogistic(t testing.TB, tab *dataset.Table) model.Model {
 	t.Helper()
-	m, err := model.Build(model.Spec{Model: "logistic", Outcome: "malignant", Predictors: bc5}, tab)
+	return buildLogisticOf(t, tab, "malignant", bc5)
+}
+
+// buildLogisticOf builds the logistic model of outcome on predictors.
+func buildLogisticOf(t testing.TB, tab *dataset.Table, outcome string, predictors []string) model.Model {
+	t.Helper()
+	m, err := model.Build(model.Spec{Model: "logistic", Outcome: outcome, Predictors: predictors}, tab)
 	if err != nil {
 		t.Fatal(err)
 	}
