@@ -652,4 +652,17 @@ func TestResultsTailAndPriorPullNotes(t *testing.T) {
 	if !strings.HasPrefix(v.PriorPullNote, "The prior pulls intercept (about ") || strings.Contains(v.PriorPullNote, "age10") {
 		t.Errorf("prior-pull note %q", v.PriorPullNote)
 	}
+	// The same draws as a linear regression: changes of the outcome per
+	// step (age10's bound -4.2:3 gives step 1), said in the caption, in the
+	// table's last column and on the forest plot.
+	cfg.Model.Model = "linear"
+	lin, err := results(cfg, names, chains, runInfo{Rows: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !lin.Table.PerStep || lin.Table.Columns[len(lin.Table.Columns)-1].Key != "change_per_step" ||
+		!strings.Contains(lin.Caption, "; changes of the outcome per step are step × the coefficient's median") ||
+		lin.Forest.Scale != "change" || !strings.HasSuffix(lin.Forest.Rows[0].Label, " per 1") {
+		t.Errorf("linear: caption %q, columns %v, forest %+v", lin.Caption, lin.Table.Columns, lin.Forest)
+	}
 }

@@ -252,7 +252,7 @@ func renderForest(doc document, box *dom.BasicElement, f report.Forest, converge
 		appendChild(s, g)
 	}
 	figCaption := "Forest plot: " + f.Scale + "s with 90% intervals"
-	if f.Log {
+	if f.Log || f.PerStep {
 		figCaption = "Forest plot: " + f.Scale + "s per step of each predictor (a round number from its public bound, 1 without one) with 90% intervals"
 	}
 	if f.HasRef {

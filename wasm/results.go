@@ -162,6 +162,8 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 	}
 	if v.Table.RatioName != "" {
 		v.Caption += fmt.Sprintf("; %ss are exp(step × the coefficient's median and its 2.5%% and 97.5%% quantiles), the step a round number from the predictor's public bound (1 without one); coefficients are per unit", v.Table.RatioName)
+	} else if v.Table.PerStep {
+		v.Caption += "; changes of the outcome per step are step × the coefficient's median and its 2.5% and 97.5% quantiles, the step a round number from the predictor's public bound (1 without one); coefficients are per unit"
 	}
 	for _, r := range rows {
 		v.RhatOK = append(v.RhatOK, report.RhatOK(r))

@@ -237,6 +237,20 @@ func TestSummaryBoundSteps(t *testing.T) {
 			t.Errorf("row %q: want per 1 %q", line, want)
 		}
 	}
+	// Linear regression: the change of the outcome per step, step × the
+	// quantiles (no exp), spelled by report.ChangeInterval.
+	out.Reset()
+	if code := runMain([]string{"summary", "--model", "linear", "--bound", name + "=0.03:0.2", blocker1, blocker2}, &out, &errb); code != 0 {
+		t.Fatalf("linear: exit %d: %s", code, errb.String())
+	}
+	lines = strings.Split(out.String(), "\n")
+	if !regexp.MustCompile(`  step +change_per_step$`).MatchString(lines[2]) {
+		t.Errorf("linear header %q", lines[2])
+	}
+	want = report.ChangeInterval(0.01*r.Median, 0.01*r.Q2_5, 0.01*r.Q97_5)
+	if cells := regexp.MustCompile(` {2,}`).Split(strings.TrimSpace(lines[3]), -1); len(cells) != 11 || cells[9] != "0.01" || cells[10] != want {
+		t.Errorf("linear row %q: cells %q, want step 0.01 and %q", lines[3], cells, want)
+	}
 	for _, bad := range []string{name + "=1:1", name + "=2:1", name + "=x:1", "=0:1"} {
 		out.Reset()
 		errb.Reset()

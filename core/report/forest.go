@@ -9,11 +9,12 @@ import (
 // ForestRow is one row of a forest plot: the posterior median and the 90%
 // central interval (5% and 95% quantiles of the pooled draws) on the plot's
 // scale, and Label, the same three numbers spelled by Interval, followed on
-// a ratio scale by the step they are per ("1.65 (1.49–1.82) per 0.01").
+// a ratio or change scale by the step they are per ("1.65 (1.49–1.82) per
+// 0.01", "5.2 (3.1–7.4) per 10").
 type ForestRow struct {
 	Name        string
 	Mid, Lo, Hi float64
-	Step        float64 // the public step of a ratio (Step); 1 on other scales
+	Step        float64 // the public step of a ratio or change (Step); 1 for other parameters
 	Label       string
 	Defined     bool // all three numbers finite (and positive on a log axis)
 	CoversRef   bool // the interval contains Forest.Ref
@@ -21,14 +22,15 @@ type ForestRow struct {
 
 // Forest is a forest plot of the coefficients: odds ratios (logistic) or
 // rate ratios (Poisson) on a log axis with a reference line at 1,
-// coefficients (linear) on a linear axis with a reference line at 0; for
-// models without predictors, every parameter on a linear axis with no
-// reference line. Ratios are per each predictor's public step (steps: see
-// Summary), coefficients per unit. The intercept is left out of
+// changes of the outcome (linear) on a linear axis with a reference line at
+// 0; for models without predictors, every parameter on a linear axis with no
+// reference line. Ratios and changes are per each predictor's public step
+// (steps: see Summary). The intercept is left out of
 // regressions (its ratio has no per-step meaning).
 type Forest struct {
-	Scale   string  // "odds ratio", "rate ratio", "coefficient" or "value"
+	Scale   string  // "odds ratio", "rate ratio", "change" (linear) or "value"
 	Log     bool    // log axis
+	PerStep bool    // a linear regression's changes per each predictor's step (Log: always per step)
 	HasRef  bool    // draw a reference line at Ref
 	Ref     float64 // no effect: 1 for ratios, 0 for coefficients
 	Caption string  // the axis caption
@@ -46,8 +48,8 @@ func NewForest(rows []diag.ParamSummary, model string, steps map[string]float64)
 		f.Scale, f.Log, f.HasRef, f.Ref = ratio, true, true, 1
 		f.Caption = ratio + " per step of the predictor (stated on the right): median and 90% interval (log scale)"
 	} else if reg {
-		f.Scale, f.HasRef, f.Ref = "coefficient", true, 0
-		f.Caption = "coefficient per one-unit increase of the predictor: median and 90% interval"
+		f.Scale, f.HasRef, f.Ref, f.PerStep = "change", true, 0, true
+		f.Caption = "change of the outcome per step of the predictor (stated on the right): median and 90% interval"
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	if f.HasRef {
@@ -58,13 +60,17 @@ func NewForest(rows []diag.ParamSummary, model string, steps map[string]float64)
 			continue
 		}
 		row := ForestRow{Name: r.Name, Mid: r.Median, Lo: r.Q5, Hi: r.Q95, Step: 1}
-		if f.Log {
+		switch {
+		case f.Log:
 			row.Step = StepOf(steps, r.Name)
 			row.Mid, row.Lo, row.Hi = math.Exp(row.Step*row.Mid), math.Exp(row.Step*row.Lo), math.Exp(row.Step*row.Hi)
-		}
-		row.Label = Interval(row.Mid, row.Lo, row.Hi)
-		if f.Log {
-			row.Label += " per " + StepText(row.Step)
+			row.Label = Interval(row.Mid, row.Lo, row.Hi) + " per " + StepText(row.Step)
+		case f.PerStep:
+			row.Step = StepOf(steps, r.Name)
+			row.Mid, row.Lo, row.Hi = row.Step*row.Mid, row.Step*row.Lo, row.Step*row.Hi
+			row.Label = ChangeInterval(row.Mid, row.Lo, row.Hi) + " per " + StepText(row.Step)
+		default:
+			row.Label = Interval(row.Mid, row.Lo, row.Hi)
 		}
 		row.Defined = finite(row.Mid) && finite(row.Lo) && finite(row.Hi) && (!f.Log || row.Lo > 0)
 		if row.Defined {

@@ -79,6 +79,10 @@ type Table struct {
 	// RatioName is Ratio(model): the last column holds the ratios when it
 	// is not empty.
 	RatioName string
+	// PerStep reports whether the last two columns are the predictor's step
+	// and the effect per step: ratios (RatioName) for logistic and Poisson,
+	// changes of the outcome for linear regression.
+	PerStep bool
 }
 
 // The columns every summary table has.
@@ -95,35 +99,50 @@ var baseColumns = []Column{
 }
 
 // Summary is the summary table of rows (diag.Summary) for a model. For the
-// coefficients of logistic and Poisson models it adds two columns: the
-// predictor's public step (Step; steps from Steps of the run's public
-// bounds, 1 for a predictor without a bound) and the ratio per step,
-// exp(step·median) with exp(step·2.5%)–exp(step·97.5%) (step > 0, so these
-// are the quantiles of exp(step·β)); the intercept's cells are empty. The
-// coefficient columns stay per unit, in the user's units. model may be ""
-// (unknown: no ratio columns).
+// coefficients of a regression it adds two columns: the predictor's public
+// step (Step; steps from Steps of the run's public bounds, 1 for a predictor
+// without a bound) and the effect per step. For logistic and Poisson models
+// that is the ratio per step, exp(step·median) with
+// exp(step·2.5%)–exp(step·97.5%) (step > 0, so these are the quantiles of
+// exp(step·β)); for linear regression the change of the outcome per step,
+// step·median with step·2.5%–step·97.5% (ChangeInterval). The intercept's
+// cells are empty. The coefficient columns stay per unit, in the user's
+// units. model may be "" (unknown: no per-step columns).
 func Summary(rows []diag.ParamSummary, model string, steps map[string]float64) Table {
-	t := Table{Columns: append([]Column(nil), baseColumns...), RatioName: Ratio(model)}
-	if t.RatioName != "" {
+	t := Table{Columns: append([]Column(nil), baseColumns...), RatioName: Ratio(model), PerStep: Regression(model)}
+	switch {
+	case t.RatioName != "":
 		key := strings.ReplaceAll(t.RatioName, " ", "_") + "_per_step"
 		t.Columns = append(t.Columns, Column{"step", "step"}, Column{key, t.RatioName + " per step (95% interval)"})
+	case t.PerStep:
+		t.Columns = append(t.Columns, Column{"step", "step"}, Column{"change_per_step", "change per step (95% interval)"})
 	}
 	for _, r := range rows {
 		cells := []string{r.Name,
 			Num(r.Mean, 'g', 4), Num(r.SD, 'g', 3), Num(r.Q2_5, 'g', 4), Num(r.Q97_5, 'g', 4),
 			Num(r.Rhat, 'f', 4), Num(r.ESSBulk, 'f', 0), Num(r.ESSTail, 'f', 0), Num(r.MCSEMean, 'g', 2)}
-		if t.RatioName != "" {
+		if t.PerStep {
 			step, cell := "", ""
 			if r.Name != "intercept" {
 				s := StepOf(steps, r.Name)
 				step = StepText(s)
-				cell = Interval(math.Exp(s*r.Median), math.Exp(s*r.Q2_5), math.Exp(s*r.Q97_5))
+				if t.RatioName != "" {
+					cell = Interval(math.Exp(s*r.Median), math.Exp(s*r.Q2_5), math.Exp(s*r.Q97_5))
+				} else {
+					cell = ChangeInterval(s*r.Median, s*r.Q2_5, s*r.Q97_5)
+				}
 			}
 			cells = append(cells, step, cell)
 		}
 		t.Rows = append(t.Rows, cells)
 	}
 	return t
+}
+
+// ChangeInterval spells a change with its interval, three significant
+// digits each: "5.2 (3.1–7.4)", "-0.4 (-1.2–0.35)".
+func ChangeInterval(mid, lo, hi float64) string {
+	return Num(mid, 'g', 3) + " (" + Num(lo, 'g', 3) + "–" + Num(hi, 'g', 3) + ")"
 }
 
 // Interval spells a ratio with its interval: "1.23 (1.01–1.5)", three

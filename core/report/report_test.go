@@ -74,8 +74,22 @@ func TestSummaryTable(t *testing.T) {
 	if got := Summary(rows(), "poisson", nil).Rows[1][9:]; strings.Join(got, "|") != "1|1.65 (1.49–1.82)" {
 		t.Errorf("per 1: %q", got)
 	}
-	if lin := Summary(rows(), "linear", map[string]float64{"age10": 0.1}); len(lin.Columns) != 9 || lin.RatioName != "" || len(lin.Rows[1]) != 9 || lin.Rows[1][1] != "0.5" {
+	// Linear regression: the change of the outcome per step, step × the
+	// coefficient's median and 2.5%–97.5% quantiles (no exp); the
+	// coefficient columns stay per unit.
+	lin := Summary(rows(), "linear", map[string]float64{"age10": 10})
+	if len(lin.Columns) != 11 || lin.RatioName != "" || !lin.PerStep || lin.Columns[9].Key != "step" ||
+		lin.Columns[10] != (Column{"change_per_step", "change per step (95% interval)"}) || lin.Rows[1][1] != "0.5" {
 		t.Errorf("linear: %+v", lin)
+	}
+	if got := strings.Join(lin.Rows[1][9:], "|"); got != "10|5 (4–6)" {
+		t.Errorf("linear per 10: %q", got)
+	}
+	if got := strings.Join(lin.Rows[0][9:], "|"); got != "|" {
+		t.Errorf("linear intercept's per-step cells: %q", got)
+	}
+	if got := Summary(rows(), "gaussian", nil); got.PerStep || len(got.Columns) != 9 {
+		t.Errorf("gaussian: %+v", got)
 	}
 	if !RhatOK(rows()[0]) || RhatOK(rows()[1]) || RhatOK(diag.ParamSummary{Rhat: math.NaN()}) {
 		t.Error("RhatOK")
@@ -145,8 +159,9 @@ func TestForest(t *testing.T) {
 	if len(f.Ticks) < 2 {
 		t.Errorf("ticks %v", f.Ticks)
 	}
-	lin := NewForest(rows(), "linear", map[string]float64{"age10": 0.1})
-	if lin.Log || lin.Ref != 0 || lin.Rows[0].Mid != 0.5 || lin.Min > 0 || lin.Max < 0.58 {
+	lin := NewForest(rows(), "linear", map[string]float64{"age10": 10})
+	if lin.Log || !lin.PerStep || lin.Ref != 0 || lin.Rows[0].Mid != 5 || lin.Rows[0].Step != 10 ||
+		math.Abs(lin.Rows[0].Hi-5.8) > 1e-12 || lin.Rows[0].Label != "5 (4.2–5.8) per 10" || lin.Min > 0 || lin.Max < 5.8 {
 		t.Errorf("linear %+v", lin)
 	}
 	g := NewForest(rows(), "gaussian", nil)
