@@ -109,11 +109,11 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 		}{d.NumChains(), n, d.Warmup, rows, verdict})
 	}
 	heading := report.Heading(d.NumChains(), n, d.Warmup)
-	if run.WarmupNote(d.Algorithm) != "" && d.Warmup == 0 {
-		// A Stan CSV of a sampler that runs no warmup (noise-aware, exact, ops)
-		// says so in its header, as sample's heading does. (A tidy draws
-		// file names no sampler: its heading is the page's caption, which
-		// e2e/results compares with it.)
+	if d.Warmup == 0 && (run.WarmupNote(d.Algorithm) != "" || d.NoWarmup) {
+		// A Stan CSV of a sampler that runs no warmup (noise-aware, exact,
+		// ops), or of a run with --warmup 0, says so in its header, as
+		// sample's heading does. (A tidy draws file names no sampler: its
+		// heading is the page's caption, which e2e/results compares with it.)
 		heading = report.HeadingNoWarmup(d.NumChains(), n)
 	}
 	return writeSummaryTable(stdout, heading, rows, verdict, *modelName, steps, *private, d.Algorithm == run.NoiseAware && report.Regression(*modelName))

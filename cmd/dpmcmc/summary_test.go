@@ -330,6 +330,16 @@ func TestSummaryHeadingNoWarmupFromStanHeader(t *testing.T) {
 	if code, stdout, _ = runCLI(t, "summary", tidy); code != 0 || !strings.HasPrefix(stdout, "2 chains × 50 draws after warmup\n") {
 		t.Fatalf("summary of a tidy file: exit %d\n%s", code, stdout)
 	}
+	// A sampler that has a warmup, run with --warmup 0: its Stan header says
+	// num_warmup = 0, and the summary says no warmup ran.
+	mh := filepath.Join(dir, "mh.csv")
+	if code, _, stderr = runCLI(t, "sample", "--data", "../../testdata/noiseaware/linear_small.csv", "--model", "gaussian",
+		"--algorithm", "mh", "--chains", "2", "--warmup", "0", "--draws", "50", "--out", mh, "--format", "stan", "--quiet", "--seed", "4"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if code, stdout, _ = runCLI(t, "summary", filepath.Join(dir, "mh_1.csv"), filepath.Join(dir, "mh_2.csv")); code != 0 || !strings.HasPrefix(stdout, "2 chains × 50 draws (no warmup)\n") {
+		t.Fatalf("summary of Stan files of a run with --warmup 0: exit %d\n%s", code, stdout)
+	}
 }
 
 // A non-private run of the gaussian model with --algorithm auto draws

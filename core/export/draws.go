@@ -38,6 +38,9 @@ type Draws struct {
 	// Algorithm is the sampler a Stan CSV's header names ("algorithm =
 	// …"), "" when none does or when inputs name different ones.
 	Algorithm string
+	// NoWarmup reports that every input is a Stan CSV whose header says
+	// num_warmup = 0: the chains ran no warmup (a tidy file does not say).
+	NoWarmup bool
 }
 
 // Reserved column names of the tidy draws format.

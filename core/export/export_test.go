@@ -327,8 +327,11 @@ func TestHashNameRoundTrips(t *testing.T) {
 func TestReadStanTruncated(t *testing.T) {
 	head := "# model = m\n# method = sample (Default)\n#   sample\n#     num_samples = 4\n#     num_warmup = 0\n#     save_warmup = 0\n#     thin = 1\nlp__,a\n"
 	full := head + "0,1\n0,2\n0,3\n0,4\n"
-	if d, err := ReadDraws(strings.NewReader(full)); err != nil || len(d.Values[0]) != 4 {
-		t.Fatalf("complete file: %v", err)
+	if d, err := ReadDraws(strings.NewReader(full)); err != nil || len(d.Values[0]) != 4 || !d.NoWarmup {
+		t.Fatalf("complete file: %v (num_warmup = 0 read as no warmup: %v)", err, d != nil && d.NoWarmup)
+	}
+	if d, err := ReadDraws(strings.NewReader(strings.Replace(full, "num_warmup = 0", "num_warmup = 1000", 1))); err != nil || d.NoWarmup {
+		t.Fatalf("num_warmup = 1000 read as no warmup (%v)", err)
 	}
 	_, err := ReadDraws(strings.NewReader(head + "0,1\n0,2\n0,3\n"))
 	if err == nil || !strings.Contains(err.Error(), "num_samples = 4 (4 draws saved with thin = 1), but the file has 3 draws after warmup: it is truncated") {

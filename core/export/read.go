@@ -265,7 +265,7 @@ func readStan(cr *csv.Reader, f *commentFilter, head []string, hline int) (*Draw
 			}
 		}
 	}
-	d := &Draws{Names: names, Values: [][][]float64{rows}, Warmup: warm, Algorithm: f.keys["algorithm"]}
+	d := &Draws{Names: names, Values: [][][]float64{rows}, Warmup: warm, Algorithm: f.keys["algorithm"], NoWarmup: f.keys["num_warmup"] == "0"}
 	if !sampler && f.comments == 0 {
 		d.Unmarked = []int{0}
 	}
@@ -426,6 +426,7 @@ func readAll(n int, read func(int) (*Draws, error)) (*Draws, error) {
 		if d.Algorithm != all.Algorithm {
 			all.Algorithm = ""
 		}
+		all.NoWarmup = all.NoWarmup && d.NoWarmup
 		all.Values = append(all.Values, d.Values...)
 	}
 	return all, nil
