@@ -665,4 +665,18 @@ func TestResultsTailAndPriorPullNotes(t *testing.T) {
 		lin.Forest.Scale != "change" || !strings.HasSuffix(lin.Forest.Rows[0].Label, " per 1") {
 		t.Errorf("linear: caption %q, columns %v, forest %+v", lin.Caption, lin.Table.Columns, lin.Forest)
 	}
+	// Every predictor's bound holds 0: the intercept needs no note. With
+	// age10's bound 1:9 it is an extrapolation, and the note gives the mean
+	// at age10 5.
+	if v.InterceptNote != "" || lin.InterceptNote != "" {
+		t.Errorf("intercept note with 0 inside the bounds: %q", v.InterceptNote)
+	}
+	cfg.Data.Bounds["age10"] = [2]float64{1, 9}
+	if lin, err = results(cfg, names, chains, runInfo{Rows: 100}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(lin.InterceptNote, "The intercept is the outcome when age10 is 0, outside its public bound: ") ||
+		!strings.Contains(lin.InterceptNote, "At age10 5 (the centre of its bound) and bmi5, sbp20 and smoker at 0, the mean outcome is 99.5 (") {
+		t.Errorf("intercept note %q", lin.InterceptNote)
+	}
 }

@@ -73,6 +73,10 @@ type resultsView struct {
 	// more than half a posterior sd (report.PriorPullNote), for converged
 	// draws; "" when it pulls none.
 	PriorPullNote string
+	// InterceptNote says that the intercept is the linear predictor outside
+	// the public bounds and gives the mean at their centres
+	// (report.InterceptNote), for converged draws; "" otherwise.
+	InterceptNote string
 	// TailNote names the parameters whose sd a few far draws carry
 	// (report.TailNote), for converged draws; "" when none does.
 	TailNote string
@@ -144,7 +148,7 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 	rows := diag.Summary(d.Names, d.Sampling())
 	verdict := diag.Assess(rows, d.NumChains())
 	v.Converged = verdict.Converged
-	v.Verdict = report.Verdict(verdict, v.Private)
+	v.Verdict = report.Verdict(verdict, v.Private, cfg.Algorithm)
 	if info.Cancelled {
 		v.Verdict += " " + report.Cancelled(v.Draws)
 	}
@@ -171,6 +175,7 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 	v.Forest = report.NewForest(rows, model, steps)
 	if verdict.Converged {
 		v.TailNote = report.TailNote(rows, cfg.Algorithm == run.NoiseAware && report.Regression(model))
+		v.InterceptNote = report.InterceptNote(model, d.Names, cfg.Data.Bounds, d.Sampling())
 	}
 	if report.Regression(model) {
 		prior := run.PriorSDs(cfg, d.Names)
@@ -184,7 +189,7 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 		}
 		if little := report.LittleLearned(rows, model, v.Private, verdict.Converged); little != "" {
 			v.LittleLearned = true
-			v.Verdict = report.Verdict(verdict, v.Private) + " " + little
+			v.Verdict = report.Verdict(verdict, v.Private, cfg.Algorithm) + " " + little
 			if info.Cancelled {
 				v.Verdict += " " + report.Cancelled(v.Draws)
 			}

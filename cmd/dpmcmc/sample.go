@@ -615,7 +615,8 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		if p.Config.Warmup == 0 {
 			heading = report.HeadingNoWarmup(d.NumChains(), d.NumIterations())
 		}
-		if err := writeSummaryTable(stdout, heading, rows, verdict, p.Config.Model.Model, steps, private, p.Config.Algorithm == run.NoiseAware && report.Regression(p.Config.Model.Model)); err != nil {
+		if err := writeSummaryTable(stdout, heading, rows, verdict, p.Config.Model.Model, steps, private, p.Config.Algorithm,
+			report.InterceptNote(p.Config.Model.Model, d.Names, p.Config.Data.Bounds, d.Values)); err != nil {
 			return err
 		}
 		// Advice, not part of the summary (which equals `dpmcmc summary`'s,

@@ -116,7 +116,8 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 		// heading is the page's caption, which e2e/results compares with it.)
 		heading = report.HeadingNoWarmup(d.NumChains(), n)
 	}
-	return writeSummaryTable(stdout, heading, rows, verdict, *modelName, steps, *private, d.Algorithm == run.NoiseAware && report.Regression(*modelName))
+	return writeSummaryTable(stdout, heading, rows, verdict, *modelName, steps, *private, d.Algorithm,
+		report.InterceptNote(*modelName, d.Names, bounds, draws))
 }
 
 // writeSummaryTable prints the heading (report.Heading), the summary table of model (see
@@ -125,8 +126,11 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 // its effects (report.DirectionNote; private: the draws are a private
 // run's, which adds the budget's remedy when no direction is determined),
 // and, for converged draws, which parameters are heavy-tailed
-// (report.TailNote; noiseAware: the draws are noise-aware's).
-func writeSummaryTable(stdout io.Writer, heading string, rows []diag.ParamSummary, verdict diag.Verdict, model string, steps map[string]float64, private, noiseAware bool) error {
+// (report.TailNote) and interceptNote (report.InterceptNote of the draws
+// and the public bounds). algorithm is the sampler of the draws ("" when
+// unknown): noise-aware's verdict and tail note have their own wording.
+func writeSummaryTable(stdout io.Writer, heading string, rows []diag.ParamSummary, verdict diag.Verdict, model string, steps map[string]float64, private bool, algorithm, interceptNote string) error {
+	noiseAware := algorithm == run.NoiseAware && report.Regression(model)
 	fmt.Fprintf(stdout, "%s\n\n", heading)
 	t := report.Summary(rows, model, steps)
 	// Numbers are right-aligned; names are padded so they read left-aligned.
@@ -149,7 +153,7 @@ func writeSummaryTable(stdout io.Writer, heading string, rows []diag.ParamSummar
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	v := report.Verdict(verdict, private)
+	v := report.Verdict(verdict, private, algorithm)
 	if little := report.LittleLearned(rows, model, private, verdict.Converged); little != "" {
 		v += " " + little
 	}
@@ -160,6 +164,9 @@ func writeSummaryTable(stdout io.Writer, heading string, rows []diag.ParamSummar
 	if verdict.Converged {
 		if note := report.TailNote(rows, noiseAware); note != "" {
 			fmt.Fprintln(stdout, note)
+		}
+		if interceptNote != "" {
+			fmt.Fprintln(stdout, interceptNote)
 		}
 	}
 	return nil

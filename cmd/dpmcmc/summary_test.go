@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -401,4 +402,43 @@ func TestSampleAutoExactNonPrivate(t *testing.T) {
 		"--outcome", "y", "--predictors", "age", "--algorithm", "exact", "--out", tidy, "--quiet"); code == 0 || !strings.Contains(stderr, "exact draws are for the gaussian and banana models") {
 		t.Errorf("exact on linear: exit %d: %s", code, stderr)
 	}
+}
+
+// A converged regression whose predictors' bounds exclude 0 has its
+// intercept explained after the summary (report.InterceptNote), by sample
+// and by summary --bound alike; the mean at the bounds' centres is a
+// probability of the outcome here.
+func TestSampleInterceptNote(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCohort(t, dir, 2000, 3)
+	out := filepath.Join(dir, "d.csv")
+	bounds := []string{"--bound", "age=18:90", "--bound", "bmi=15:50"}
+	code, stdout, stderr := runCLI(t, append([]string{"sample", "--data", data, "--model", "logistic", "--outcome", "y", "--out", out,
+		"--bound", "y=0:1", "--epsilon", "3", "--delta", "1e-5", "--seed", "5", "--quiet"}, bounds...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	note := regexp.MustCompile(`(?m)^The intercept is the log odds when age and bmi are 0, outside their public bounds: .* At age 54 and bmi 32\.5 \(the centres of their bounds\), the probability of the outcome is (0\.\d+) \(95% interval (0\.\d+)–(0\.\d+)\)\.$`)
+	m := note.FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("no intercept note:\n%s", stdout)
+	}
+	if lo, mid, hi := parseF(t, m[2]), parseF(t, m[1]), parseF(t, m[3]); !(lo < mid && mid < hi) {
+		t.Errorf("interval %v–%v around %v", lo, hi, mid)
+	}
+	if code, summary, _ := runCLI(t, append([]string{"summary", "--model", "logistic", "--private", out}, bounds...)...); code != 0 || note.FindString(summary) != m[0] {
+		t.Errorf("summary --bound: exit %d, want the note %q\n%s", code, m[0], summary)
+	}
+	if _, summary, _ := runCLI(t, "summary", "--model", "logistic", out); note.MatchString(summary) {
+		t.Error("summary without the bounds states the intercept's reference point")
+	}
+}
+
+func parseF(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

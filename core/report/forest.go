@@ -10,7 +10,7 @@ import (
 // central interval (5% and 95% quantiles of the pooled draws) on the plot's
 // scale, and Label, the same three numbers spelled by Interval, followed on
 // a ratio or change scale by the step they are per ("1.65 (1.49–1.82) per
-// 0.01", "5.2 (3.1–7.4) per 10").
+// 0.01", "5.42 (4.28 to 6.7) per 10").
 type ForestRow struct {
 	Name        string
 	Mid, Lo, Hi float64

@@ -140,9 +140,10 @@ func Summary(rows []diag.ParamSummary, model string, steps map[string]float64) T
 }
 
 // ChangeInterval spells a change with its interval, three significant
-// digits each: "5.2 (3.1–7.4)", "-0.4 (-1.2–0.35)".
+// digits each, "to" between the ends because they may be negative:
+// "5.42 (4.28 to 6.7)", "-5.77 (-7.43 to -4.27)".
 func ChangeInterval(mid, lo, hi float64) string {
-	return Num(mid, 'g', 3) + " (" + Num(lo, 'g', 3) + "–" + Num(hi, 'g', 3) + ")"
+	return Num(mid, 'g', 3) + " (" + Num(lo, 'g', 3) + " to " + Num(hi, 'g', 3) + ")"
 }
 
 // Interval spells a ratio with its interval: "1.23 (1.01–1.5)", three
@@ -197,13 +198,24 @@ func chainsTimesDraws(chains, draws int) string {
 // (private) that did not converge, the generic advice to run longer chains
 // is replaced: at a fixed ε more iterations spread the same budget over
 // more steps, so each moves less (docs/SAMPLERS.md, "Mixing forecast").
-func Verdict(v diag.Verdict, private bool) string {
+// For noise-aware (algorithm; "" when unknown) the advice is
+// NoiseAwareNotConvergedAdvice: its draws cost nothing after its release,
+// but another run is another release.
+func Verdict(v diag.Verdict, private bool, algorithm string) string {
 	m := v.Message
 	if private && !v.Converged {
-		m = strings.Replace(m, diag.LongerChainsAdvice, PrivateNotConvergedAdvice, 1)
+		advice := PrivateNotConvergedAdvice
+		if algorithm == "noise-aware" {
+			advice = NoiseAwareNotConvergedAdvice
+		}
+		m = strings.Replace(m, diag.LongerChainsAdvice, advice, 1)
 	}
 	return capitalize(m)
 }
+
+// NoiseAwareNotConvergedAdvice replaces diag.LongerChainsAdvice in the
+// verdict of a noise-aware run that did not converge.
+const NoiseAwareNotConvergedAdvice = "Do not use these draws. noise-aware's draws are post-processing of its one release and cost no privacy, but another run makes a new release and spends its ε again: plan enough draws before the run (its default, 4 chains × 1000 draws, is enough on most data)."
 
 // PrivateNotConvergedAdvice replaces diag.LongerChainsAdvice in a private
 // run's verdict.

@@ -82,7 +82,7 @@ func TestSummaryTable(t *testing.T) {
 		lin.Columns[10] != (Column{"change_per_step", "change per step (95% interval)"}) || lin.Rows[1][1] != "0.5" {
 		t.Errorf("linear: %+v", lin)
 	}
-	if got := strings.Join(lin.Rows[1][9:], "|"); got != "10|5 (4–6)" {
+	if got := strings.Join(lin.Rows[1][9:], "|"); got != "10|5 (4 to 6)" {
 		t.Errorf("linear per 10: %q", got)
 	}
 	if got := strings.Join(lin.Rows[0][9:], "|"); got != "|" {
@@ -106,17 +106,22 @@ func TestSentences(t *testing.T) {
 	if got := Heading(2, 1000, 10); got != "2 chains × 1000 draws after warmup (10 saved warmup draws per chain skipped)" {
 		t.Error(got)
 	}
-	if got := Verdict(diag.Verdict{Message: "not converged: x."}, false); got != "Not converged: x." {
+	if got := Verdict(diag.Verdict{Message: "not converged: x."}, false, ""); got != "Not converged: x." {
 		t.Error(got)
 	}
 	// A private run is not told to run longer chains: at the same ε that
 	// spreads the budget thinner.
 	nc := diag.Assess([]diag.ParamSummary{{Name: "a", Rhat: 3, ESSBulk: 4, ESSTail: 4}}, 4)
-	if got := Verdict(nc, false); !strings.Contains(got, diag.LongerChainsAdvice) {
+	if got := Verdict(nc, false, ""); !strings.Contains(got, diag.LongerChainsAdvice) {
 		t.Errorf("non-private: %q", got)
 	}
-	if got := Verdict(nc, true); strings.Contains(got, "Run longer chains") || !strings.Contains(got, PrivateNotConvergedAdvice) || !strings.HasPrefix(got, "Not converged: R-hat") {
+	if got := Verdict(nc, true, "dp-hmc"); strings.Contains(got, "Run longer chains") || !strings.Contains(got, PrivateNotConvergedAdvice) || !strings.HasPrefix(got, "Not converged: R-hat") {
 		t.Errorf("private: %q", got)
+	}
+	// noise-aware is not told to use noise-aware: its draws are free after
+	// its release, but a new run is a new release.
+	if got := Verdict(nc, true, "noise-aware"); strings.Contains(got, "use noise-aware") || !strings.Contains(got, NoiseAwareNotConvergedAdvice) {
+		t.Errorf("noise-aware: %q", got)
 	}
 	if got := Local(0, Chain{Iterations: 1000, Accepted: 312, Clipped: 5, Rows: 2000, Divergent: 2, Seconds: 1.234}); got != "chain 1: acceptance 0.312 over 1000 iterations, 0.25% of row terms clipped, 2 divergent, in 1.23 s" {
 		t.Error(got)
@@ -161,7 +166,7 @@ func TestForest(t *testing.T) {
 	}
 	lin := NewForest(rows(), "linear", map[string]float64{"age10": 10})
 	if lin.Log || !lin.PerStep || lin.Ref != 0 || lin.Rows[0].Mid != 5 || lin.Rows[0].Step != 10 ||
-		math.Abs(lin.Rows[0].Hi-5.8) > 1e-12 || lin.Rows[0].Label != "5 (4.2–5.8) per 10" || lin.Min > 0 || lin.Max < 5.8 {
+		math.Abs(lin.Rows[0].Hi-5.8) > 1e-12 || lin.Rows[0].Label != "5 (4.2 to 5.8) per 10" || lin.Min > 0 || lin.Max < 5.8 {
 		t.Errorf("linear %+v", lin)
 	}
 	g := NewForest(rows(), "gaussian", nil)
