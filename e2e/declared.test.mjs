@@ -165,6 +165,9 @@ test('values outside a bound are counted on screen only; a 0/1 outcome coded 1/2
     await page.getByTestId('coding-y').fill('1=0, 2=1');
     await page.waitForFunction(() => /planned ε/.test(document.querySelector('[data-testid="plan"]').textContent) && /^Values/.test(document.querySelector('[data-testid="clip-note"]').textContent) && !/; y /.test(document.querySelector('[data-testid="clip-note"]').textContent), null, { timeout: 60000 });
     assert.match(await note(), new RegExp(`: x1 ${above} above 1 and ${below} below -1\\. Clipping is what keeps`));
+    // The note appears by unhiding: its first sentence is also announced
+    // with the plan, from the region that is always rendered.
+    assert.match(await page.getByTestId('plan-announce').textContent(), new RegExp(`^Planned: ε = [\\d.]+[^.]*\\. Values outside their public bounds, clipped to them \\(counted on this device, never exported\\): x1 ${above} above 1 and ${below} below -1\\.$`));
     const ex = await exportsBeforeRun(page);
     assert.deepEqual(JSON.parse(ex.config).data.categories, { y: { 1: 0, 2: 1 } });
     for (const text of [ex.config, ex.report]) assert.doesNotMatch(text, /counted on this device|"clipped"|\d above \d/);

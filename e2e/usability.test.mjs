@@ -247,6 +247,8 @@ test('repeat private runs on the same rows add up: the page says what earlier ru
     const before = page.getByTestId('session-budget');
     await page.waitForFunction(() => !document.querySelector('[data-testid="session-budget"]').hidden);
     assert.match(await before.textContent(), /^Earlier private run in this tab \(1\) spent ε = 1\.5 at δ = .*; this run would bring the total to ε = 3 at δ = .*add up/);
+    // Unhidden, it is also announced, from the plan's always-rendered region.
+    assert.match(await page.getByTestId('plan-announce').textContent(), /^Planned: ε = 1\.5[^.]*\. Earlier private run in this tab \(1\) spent ε = 1\.5 at δ = [^;]*; this run would bring the total to ε = 3 at δ = [\d.e-]+\.$/);
     assert.equal(await runToEnd(page), 'done');
     const after = page.getByTestId('session-spent');
     await page.waitForFunction(() => !document.querySelector('[data-testid="session-spent"]').hidden);

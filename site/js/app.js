@@ -657,6 +657,7 @@ export class App {
     }
     const cfgJSON = JSON.stringify(cfg);
     if (this.planned?.cfgJSON === cfgJSON) {
+      if (!this.planned.pending) this.announcePlan(); // the session note may have changed
       this.showRunState();
       return;
     }
@@ -673,10 +674,24 @@ export class App {
       this.planned = { cfgJSON, error: res.error?.message, plan: res.plan, resolvedJSON: res.config ? JSON.stringify(res.config) : null };
       $('plan').textContent = res.error ? '' : planText(res.plan, Boolean(this.algorithms.find((a) => a.name === res.plan?.algorithm)?.shared_release));
       showForecast(res.error ? null : res.plan?.forecast);
-      $('plan-announce').textContent = res.error ? '' : planAnnouncement(res.plan);
       showClipped(res.error ? null : res.clipped, cfg);
+      this.announcePlan();
       this.showRunState();
     }, 150);
+  }
+
+  /**
+   * Announces the current plan (plan-announce, always rendered). The clip
+   * and session notes appear by unhiding, which screen readers do not
+   * reliably announce from a region that was not rendered: their first
+   * sentence joins the announcement. Unchanged text is not set again (it
+   * would be read again).
+   */
+  announcePlan() {
+    const p = this.planned;
+    const text = !p || p.pending || p.error ? '' : [planAnnouncement(p.plan),
+      ...['clip-note', 'session-budget'].filter((id) => !$(id).hidden).map((id) => firstSentence($(id).textContent))].join(' ');
+    if ($('plan-announce').textContent !== text) $('plan-announce').textContent = text;
   }
 
   /** Enables the run button when the current config has a plan and no run is active. */
@@ -1103,6 +1118,12 @@ function delimName(d) {
  * forecast themselves are long and are not live regions: they would be
  * read out in full on every keystroke in ε).
  */
+/** The first sentence of text (up to its first ". "), with its period. */
+function firstSentence(text) {
+  const i = text.indexOf('. ');
+  return i < 0 ? text : text.slice(0, i + 1);
+}
+
 function planAnnouncement(plan) {
   if (!plan) return '';
   if (!plan.private) return 'Planned: a non-private run.';
