@@ -277,6 +277,43 @@ test('repeat private runs on the same rows add up: the page says what earlier ru
   }
 });
 
+test('a decimal comma is refused, not dropped: ε "0,5" and a bound "4,6" block the run with a message naming each field, in any keyboard locale', { timeout: 120000 }, async () => {
+  // A type="number" field drops the comma a European user types: "0,5"
+  // read as 5, a budget ten times the one meant (a review, 2026-11-27).
+  for (const locale of ['en-US', 'de-DE']) {
+    const context = await h.browser.newContext({ viewport: DESKTOP, locale, serviceWorkers: 'block' });
+    const page = await context.newPage();
+    try {
+      await page.goto(h.url);
+      await page.waitForSelector('html[data-ready="true"]');
+      await page.waitForFunction(() => document.querySelector('[data-testid="file-info"]').textContent.includes('2,000 rows'));
+      await setRun(page, { algorithm: 'noise-aware', chains: 2, draws: 200 });
+      const eps = page.getByTestId('epsilon-input');
+      await eps.fill('');
+      await eps.pressSequentially('0,5');
+      assert.equal(await eps.inputValue(), '0,5', 'the field keeps what was typed');
+      await page.waitForFunction(() => /decimals/.test(document.querySelector('[data-testid="run-blocker"]').textContent));
+      assert.equal(await page.getByTestId('run-blocker').textContent(), 'Use a point for decimals: ε (epsilon) "0,5" has a comma (write 0.5, not 0,5; no thousands separators).');
+      assert.equal(await page.getByTestId('run-button').isDisabled(), true);
+      assert.equal(await page.getByTestId('plan').textContent(), '', 'no plan at ε = 5');
+      await page.getByTestId('bound-hi-bmi5').fill('4,6'); // the bounds' step comes before the budget's: named first
+      await page.waitForFunction(() => /upper bound of bmi5/.test(document.querySelector('[data-testid="run-blocker"]').textContent));
+      assert.equal(await page.getByTestId('run-blocker').textContent(), 'Use a point for decimals: upper bound of bmi5 "4,6", ε (epsilon) "0,5" have a comma (write 0.5, not 0,5; no thousands separators).');
+      await eps.fill('0.5');
+      await page.getByTestId('bound-hi-bmi5').fill('4.6');
+      await page.waitForFunction(() => /planned ε = 0\.5 /.test(document.querySelector('[data-testid="plan"]').textContent), null, { timeout: 60000 });
+      assert.equal(await page.getByTestId('run-button').isDisabled(), false);
+      // Other non-numbers are refused too, not read as JavaScript would.
+      for (const typed of ['0x10', 'Infinity', '1_0']) {
+        await eps.fill(typed);
+        await page.waitForFunction(() => document.querySelector('[data-testid="run-blocker"]').textContent === 'ε must be a positive number.');
+      }
+    } finally {
+      await context.close();
+    }
+  }
+});
+
 test('the tally of private runs follows the rows, not the file: an identical copy loaded again keeps it, a file with one row changed starts its own', { timeout: 240000 }, async () => {
   const rows = Array.from({ length: 300 }, (_, i) => {
     const x1 = ((i * 37) % 100) / 25 - 2;

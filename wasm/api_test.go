@@ -675,8 +675,8 @@ func TestResultsTailAndPriorPullNotes(t *testing.T) {
 	if lin, err = results(cfg, names, chains, runInfo{Rows: 100}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(lin.InterceptNote, "The intercept is the outcome when age10 is 0, outside its public bound: ") ||
-		!strings.Contains(lin.InterceptNote, "At age10 5 (the centre of its bound) and bmi5, sbp20 and smoker at 0, the mean outcome is 99.5 (") {
+	if !strings.HasPrefix(lin.InterceptNote, "The intercept is the outcome when age10 is 0, far from the centre of its public bound: ") ||
+		!strings.Contains(lin.InterceptNote, "At age10 5 (the centre of its bound), with bmi5 0, sbp20 0 and smoker 0, the mean outcome is 99.5 (") {
 		t.Errorf("intercept note %q", lin.InterceptNote)
 	}
 }

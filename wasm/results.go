@@ -175,13 +175,14 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 	v.Forest = report.NewForest(rows, model, steps)
 	if verdict.Converged {
 		v.TailNote = report.TailNote(rows, cfg.Algorithm == run.NoiseAware && report.Regression(model))
-		v.InterceptNote = report.InterceptNote(model, d.Names, cfg.Data.Bounds, d.Sampling())
+		v.InterceptNote = report.InterceptNote(model, d.Names, cfg.Data.Bounds, report.ZeroCodes(cfg.Data.Categories), d.Sampling())
 	}
 	if report.Regression(model) {
 		prior := run.PriorSDs(cfg, d.Names)
 		v.PriorNote = report.PriorNote(rows, prior, v.Private)
 		if verdict.Converged {
-			v.PriorPullNote = report.PriorPullNote(rows, prior)
+			_, scaled := run.ModelPrior(cfg)
+			v.PriorPullNote = report.PriorPullNote(rows, prior, scaled)
 		}
 		v.DirectionNote = report.DirectionNote(rows, model, v.Private, verdict.Converged)
 		if run.ScaleAutoHint(cfg, names, verdict.Converged) != "" {

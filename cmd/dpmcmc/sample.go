@@ -616,7 +616,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 			heading = report.HeadingNoWarmup(d.NumChains(), d.NumIterations())
 		}
 		if err := writeSummaryTable(stdout, heading, rows, verdict, p.Config.Model.Model, steps, private, p.Config.Algorithm,
-			report.InterceptNote(p.Config.Model.Model, d.Names, p.Config.Data.Bounds, d.Values)); err != nil {
+			report.InterceptNote(p.Config.Model.Model, d.Names, p.Config.Data.Bounds, report.ZeroCodes(p.Config.Data.Categories), d.Values)); err != nil {
 			return err
 		}
 		// Advice, not part of the summary (which equals `dpmcmc summary`'s,
@@ -632,7 +632,8 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 				fmt.Fprintln(stdout, note)
 			}
 			if verdict.Converged {
-				if note := report.PriorPullNote(rows, prior); note != "" {
+				_, scaled := run.ModelPrior(p.Config)
+				if note := report.PriorPullNote(rows, prior, scaled); note != "" {
 					fmt.Fprintln(stdout, note)
 				}
 			}

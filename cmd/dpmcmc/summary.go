@@ -117,7 +117,7 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 		heading = report.HeadingNoWarmup(d.NumChains(), n)
 	}
 	return writeSummaryTable(stdout, heading, rows, verdict, *modelName, steps, *private, d.Algorithm,
-		report.InterceptNote(*modelName, d.Names, bounds, draws))
+		report.InterceptNote(*modelName, d.Names, bounds, nil, draws))
 }
 
 // writeSummaryTable prints the heading (report.Heading), the summary table of model (see

@@ -418,7 +418,7 @@ func TestSampleInterceptNote(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	note := regexp.MustCompile(`(?m)^The intercept is the log odds when age and bmi are 0, outside their public bounds: .* At age 54 and bmi 32\.5 \(the centres of their bounds\), the probability of the outcome is (0\.\d+) \(95% interval (0\.\d+)–(0\.\d+)\)\.$`)
+	note := regexp.MustCompile(`(?m)^The intercept is the log odds when age and bmi are 0, far from the centres of their public bounds: .* At age 54 and bmi 32\.5 \(the centres of their bounds\), the probability of the outcome is (0\.\d+) \(95% interval (0\.\d+)–(0\.\d+)\)\.$`)
 	m := note.FindStringSubmatch(stdout)
 	if m == nil {
 		t.Fatalf("no intercept note:\n%s", stdout)

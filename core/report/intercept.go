@@ -2,27 +2,32 @@ package report
 
 import (
 	"math"
-	"slices"
+	"sort"
 	"strings"
 
 	"github.com/dpmcmc/dpmcmc/core/diag"
 )
 
-// Reference is the reference point of InterceptNote: Outside are the
-// predictors whose public bound excludes 0, in the order of names, and
-// Centre their bounds' centres (lo + hi)/2; every other predictor is at 0.
+// Reference is the reference point of InterceptNote, one value per
+// predictor (names[1:] of the regression): Centred lists the predictors
+// whose 0 is far from their public bound's centre, set to that centre
+// (Centre); every other predictor is at 0, and Zero lists how each of those
+// reads ("smoker 0", "sex F" for a text column coded F=0).
 type Reference struct {
-	Outside []string
+	Centred []string
 	Centre  []float64
+	Zero    []string
 }
 
-// InterceptReference returns the predictors among names (a regression's
-// parameters: "intercept" first, then one coefficient per predictor) whose
-// public bound excludes 0, with their bounds' centres, and ok = false when
-// the model has no intercept, no predictor's bound excludes 0, or a
-// predictor has no bound (its reference value would be unknown). From the
-// public bounds only.
-func InterceptReference(names []string, bounds map[string][2]float64) (ref Reference, ok bool) {
+// InterceptReference chooses the reference point of InterceptNote from the
+// public bounds and codings only. A predictor is centred when 0 is outside
+// its bound [lo, hi] or in its outer quarter (|c| ≥ h/2 for the centre c
+// and half-range h), unless it is a 0/1 predictor (bound [0, 1]) or a text
+// column (codes: the text coded 0 of each coded column, "" when none is):
+// their 0 is a category, the natural reference. ok is false when the model
+// has no intercept, no predictor is centred (the intercept is then at a
+// point near the middle of the bounds), or a predictor has no bound.
+func InterceptReference(names []string, bounds map[string][2]float64, codes map[string]string) (ref Reference, ok bool) {
 	if len(names) < 2 || names[0] != "intercept" {
 		return ref, false
 	}
@@ -31,38 +36,73 @@ func InterceptReference(names []string, bounds map[string][2]float64) (ref Refer
 		if !has {
 			return Reference{}, false
 		}
-		if b[0] > 0 || b[1] < 0 {
-			ref.Outside = append(ref.Outside, nm)
-			ref.Centre = append(ref.Centre, (b[0]+b[1])/2)
+		code, coded := codes[nm]
+		c, h := (b[0]+b[1])/2, (b[1]-b[0])/2
+		switch {
+		case coded && code != "":
+			ref.Zero = append(ref.Zero, nm+" "+code)
+		case coded || b == [2]float64{0, 1} || math.Abs(c) < h/2:
+			ref.Zero = append(ref.Zero, nm+" 0")
+		default:
+			ref.Centred = append(ref.Centred, nm)
+			ref.Centre = append(ref.Centre, c)
 		}
 	}
-	return ref, len(ref.Outside) > 0
+	return ref, len(ref.Centred) > 0
 }
 
-// InterceptNote is the sentence shown under a regression's summary when
-// its intercept is the linear predictor at a point outside the public
-// bounds (some predictor's bound excludes 0, InterceptReference), ""
-// otherwise. The intercept is then not a baseline, and its interval is
-// that of an extrapolation (wide when the predictors' 0 is far away). The note gives the model's mean at a
-// reference point inside the bounds instead: the predictors whose bound
-// excludes 0 at their bounds' centres, the others at 0. Per draw,
-// η = intercept + Σ_j β_j·c_j over those predictors, and the note states
-// the median and the 2.5%–97.5% quantiles of the mean on the outcome's
-// scale: the probability 1/(1 + e^−η) (logistic), the expected count e^η
-// (Poisson) or η itself (linear); each is monotone in η, so these are that
-// mean's quantiles. names and chains are the draws (chains[chain][iteration][param],
-// diag.Summary's layout). Computed from the released draws and the public
-// bounds: post-processing.
-func InterceptNote(model string, names []string, bounds map[string][2]float64, chains [][][]float64) string {
+// ZeroCodes returns, for each column with a text coding (column → text →
+// number), the text coded 0, or "" when no text is coded 0: the labels of
+// InterceptReference.
+func ZeroCodes(categories map[string]map[string]float64) map[string]string {
+	out := map[string]string{}
+	for col, m := range categories {
+		texts := make([]string, 0, len(m))
+		for text, v := range m {
+			if v == 0 {
+				texts = append(texts, text)
+			}
+		}
+		sort.Strings(texts)
+		out[col] = strings.Join(texts, "/")
+	}
+	return out
+}
+
+// Undetermined bounds of InterceptNote: a probability whose 95% interval
+// reaches below UndeterminedProbability and above 1 − it, or an expected
+// count whose interval spans more than a factor UndeterminedRatio, is not
+// stated as a value.
+const (
+	UndeterminedProbability = 0.05
+	UndeterminedRatio       = 100
+)
+
+// InterceptNote is the sentence shown under a regression's summary when its
+// intercept is the linear predictor far from the public bounds' centres
+// (InterceptReference), "" otherwise. The intercept is then not a
+// baseline, and its interval is that of an extrapolation. The note gives
+// the model's mean at the reference point instead: per draw
+// η = intercept + Σ_j β_j·c_j over the centred predictors, and the median
+// and 2.5%–97.5% quantiles of the mean on the outcome's scale, the
+// probability 1/(1 + e^−η) (logistic), the expected count e^η (Poisson) or
+// η itself (linear); each is monotone in η, so these are that mean's
+// quantiles. A probability or count whose interval is too wide
+// (UndeterminedProbability, UndeterminedRatio) is said to be undetermined,
+// with its interval, rather than stated as a value. names and chains are
+// the draws (chains[chain][iteration][param], diag.Summary's layout);
+// codes the labels of coded columns (ZeroCodes). Computed from the released
+// draws and the public bounds and codings: post-processing.
+func InterceptNote(model string, names []string, bounds map[string][2]float64, codes map[string]string, chains [][][]float64) string {
 	if !Regression(model) {
 		return ""
 	}
-	ref, ok := InterceptReference(names, bounds)
+	ref, ok := InterceptReference(names, bounds, codes)
 	if !ok {
 		return ""
 	}
-	idx := make([]int, len(ref.Outside))
-	for i, nm := range ref.Outside {
+	idx := make([]int, len(ref.Centred))
+	for i, nm := range ref.Centred {
 		for j, n := range names {
 			if n == nm {
 				idx[i] = j
@@ -81,37 +121,32 @@ func InterceptNote(model string, names []string, bounds map[string][2]float64, c
 		}
 	}
 	s := diag.Summary([]string{"eta"}, eta)[0]
-	mean, what := func(v float64) float64 { return v }, "the mean outcome is"
-	scale := "the outcome"
+	mean, what, scale := func(v float64) float64 { return v }, "the mean outcome", "the outcome"
 	switch model {
 	case "logistic":
-		mean, what, scale = func(v float64) float64 { return 1 / (1 + math.Exp(-v)) }, "the probability of the outcome is", "the log odds"
+		mean, what, scale = func(v float64) float64 { return 1 / (1 + math.Exp(-v)) }, "the probability of the outcome", "the log odds"
 	case "poisson":
-		mean, what, scale = math.Exp, "the expected count is", "the log of the expected count"
+		mean, what, scale = math.Exp, "the expected count", "the log of the expected count"
 	}
-	zeros := make([]string, len(ref.Outside))
-	at := make([]string, len(ref.Outside))
-	for i, nm := range ref.Outside {
-		zeros[i] = nm
+	mid, lo, hi := mean(s.Median), mean(s.Q2_5), mean(s.Q97_5)
+	at := make([]string, len(ref.Centred))
+	for i, nm := range ref.Centred {
 		at[i] = nm + " " + Num(ref.Centre[i], 'g', 4)
 	}
-	var atZero []string
-	for _, nm := range names[1:] {
-		if !slices.Contains(ref.Outside, nm) {
-			atZero = append(atZero, nm)
-		}
+	point := list(at) + " (the centre" + plural(len(at)) + " of " + its(len(at)) + " bound" + plural(len(at)) + ")"
+	if len(ref.Zero) > 0 {
+		point += ", with " + list(ref.Zero)
 	}
-	others := ""
-	switch {
-	case len(atZero) > 3:
-		others = " and the other predictors at 0"
-	case len(atZero) > 0:
-		others = " and " + list(atZero) + " at 0"
+	interval := "95% interval " + Num(lo, 'g', 3) + "–" + Num(hi, 'g', 3)
+	value := what + " is " + Num(mid, 'g', 3) + " (" + interval + ")."
+	undetermined := model == "logistic" && lo < UndeterminedProbability && hi > 1-UndeterminedProbability ||
+		model == "poisson" && hi > UndeterminedRatio*lo
+	if undetermined {
+		value = "these draws do not determine " + what + " (" + interval + ")."
 	}
-	return "The intercept is " + scale + " when " + list(zeros) + " " + isAre(len(zeros)) + " 0, outside " + its(len(zeros)) +
-		" public bound" + plural(len(zeros)) + ": it is not a baseline, and its interval is that of an extrapolation. At " +
-		list(at) + " (the centre" + plural(len(at)) + " of " + its(len(at)) + " bound" + plural(len(at)) + ")" + others + ", " + what + " " +
-		Num(mean(s.Median), 'g', 3) + " (95% interval " + Num(mean(s.Q2_5), 'g', 3) + "–" + Num(mean(s.Q97_5), 'g', 3) + ")."
+	return "The intercept is " + scale + " when " + list(ref.Centred) + " " + isAre(len(ref.Centred)) + " 0, far from the centre" + plural(len(ref.Centred)) +
+		" of " + its(len(ref.Centred)) + " public bound" + plural(len(ref.Centred)) + ": it is not a baseline, and its interval is that of an extrapolation. At " +
+		point + ", " + value
 }
 
 // list joins names as prose: "a", "a and b", "a, b and c".

@@ -9,58 +9,82 @@ import (
 	"github.com/dpmcmc/dpmcmc/core/diag"
 )
 
-// The intercept is the linear predictor where every predictor is 0. With
-// age bound 18:90 and glucose 50:250 that point is outside the bounds, and
-// the note gives the mean at age 54, glucose 150 (the centres) and smoker
-// (bound 0:1, which holds 0) at 0: per draw η = β0 + 54·β_age +
-// 150·β_glucose, on the outcome's scale, median and 2.5%–97.5%.
-func TestInterceptNote(t *testing.T) {
-	names := []string{"intercept", "age", "glucose", "smoker"}
-	bounds := map[string][2]float64{"age": {18, 90}, "glucose": {50, 250}, "smoker": {0, 1}, "y": {0, 1}}
+// interceptDraws are 2 chains × 2000 draws of (intercept, age, glucose,
+// smoker, sex) and, per draw, η at age 54 and glucose 150.
+func interceptDraws(interceptSD float64) ([][][]float64, []float64) {
 	r := rand.New(rand.NewPCG(1, 2))
 	chains := make([][][]float64, 2)
 	var eta []float64
 	for c := range chains {
 		for range 2000 {
-			x := []float64{-6 + 0.5*r.NormFloat64(), 0.03 + 0.002*r.NormFloat64(), 0.02 + 0.001*r.NormFloat64(), 0.6 + 0.1*r.NormFloat64()}
+			x := []float64{-6 + interceptSD*r.NormFloat64(), 0.03 + 0.002*r.NormFloat64(), 0.02 + 0.001*r.NormFloat64(), 0.6 + 0.1*r.NormFloat64(), 0.2 + 0.1*r.NormFloat64()}
 			chains[c] = append(chains[c], x)
 			eta = append(eta, x[0]+54*x[1]+150*x[2])
 		}
 	}
+	return chains, eta
+}
+
+// The intercept is the linear predictor where every predictor is 0. With
+// age bound 18:90 (0 outside) and glucose 0:300 (0 at its edge) that point
+// is far from the bounds' centres, and the note gives the mean at age 54,
+// glucose 150 (the centres), smoker (bound 0:1) at 0 and sex at the text
+// coded 0: per draw η = β0 + 54·β_age + 150·β_glucose, on the outcome's
+// scale, median and 2.5%–97.5%.
+func TestInterceptNote(t *testing.T) {
+	names := []string{"intercept", "age", "glucose", "smoker", "sex"}
+	bounds := map[string][2]float64{"age": {18, 90}, "glucose": {0, 300}, "smoker": {0, 1}, "sex": {0, 1}, "y": {0, 1}}
+	codes := ZeroCodes(map[string]map[string]float64{"sex": {"F": 0, "M": 1}})
+	chains, eta := interceptDraws(0.5)
 	q := diag.Quantiles(eta, 0.025, 0.5, 0.975)
 	logistic := func(v float64) float64 { return 1 / (1 + math.Exp(-v)) }
-	got := InterceptNote("logistic", names, bounds, chains)
-	want := "The intercept is the log odds when age and glucose are 0, outside their public bounds: it is not a baseline, and its interval is that of an extrapolation. At age 54 and glucose 150 (the centres of their bounds) and smoker at 0, the probability of the outcome is " +
+	got := InterceptNote("logistic", names, bounds, codes, chains)
+	want := "The intercept is the log odds when age and glucose are 0, far from the centres of their public bounds: it is not a baseline, and its interval is that of an extrapolation. At age 54 and glucose 150 (the centres of their bounds), with smoker 0 and sex F, the probability of the outcome is " +
 		Num(logistic(q[1]), 'g', 3) + " (95% interval " + Num(logistic(q[0]), 'g', 3) + "–" + Num(logistic(q[2]), 'g', 3) + ")."
 	if got != want {
 		t.Errorf("logistic:\n got %q\nwant %q", got, want)
 	}
-	if got := InterceptNote("poisson", names, bounds, chains); !strings.Contains(got, "the log of the expected count when") ||
+	if got := InterceptNote("poisson", names, bounds, codes, chains); !strings.Contains(got, "the log of the expected count when") ||
 		!strings.Contains(got, "the expected count is "+Num(math.Exp(q[1]), 'g', 3)+" (95% interval "+Num(math.Exp(q[0]), 'g', 3)) {
 		t.Errorf("poisson: %q", got)
 	}
-	if got := InterceptNote("linear", names, bounds, chains); !strings.Contains(got, "The intercept is the outcome when") ||
-		!strings.Contains(got, "the mean outcome is "+Num(q[1], 'g', 3)+" (95% interval "+Num(q[0], 'g', 3)+"–"+Num(q[2], 'g', 3)+")") {
+	if got := InterceptNote("linear", names, bounds, nil, chains); !strings.Contains(got, "The intercept is the outcome when") ||
+		!strings.Contains(got, "with smoker 0 and sex 0, the mean outcome is "+Num(q[1], 'g', 3)+" (95% interval "+Num(q[0], 'g', 3)+"–"+Num(q[2], 'g', 3)+")") {
 		t.Errorf("linear: %q", got)
 	}
-	// One predictor outside: singular wording.
-	one := map[string][2]float64{"age": {18, 90}, "glucose": {-1, 1}, "smoker": {0, 1}}
-	if got := InterceptNote("logistic", names, one, chains); !strings.HasPrefix(got, "The intercept is the log odds when age is 0, outside its public bound: ") ||
-		!strings.Contains(got, "At age 54 (the centre of its bound) and glucose and smoker at 0, ") {
-		t.Errorf("one outside: %q", got)
+	// One predictor far from 0: singular wording. glucose's bound -200:300
+	// holds 0 in its middle half: it stays at 0.
+	one := map[string][2]float64{"age": {18, 90}, "glucose": {-200, 300}, "smoker": {0, 1}, "sex": {0, 1}}
+	if got := InterceptNote("logistic", names, one, nil, chains); !strings.HasPrefix(got, "The intercept is the log odds when age is 0, far from the centre of its public bound: ") ||
+		!strings.Contains(got, "At age 54 (the centre of its bound), with glucose 0, smoker 0 and sex 0, ") {
+		t.Errorf("one centred: %q", got)
 	}
-	// No note: every bound holds 0, a predictor without a bound (its 0 is
-	// unknown), no intercept, or a model without predictors.
-	zero := map[string][2]float64{"age": {-1, 1}, "glucose": {0, 5}, "smoker": {0, 1}}
+	// Draws that barely inform the mean there: the probability or count is
+	// said to be undetermined, with its interval, not stated as a value.
+	wide, _ := interceptDraws(40)
+	if got := InterceptNote("logistic", names, bounds, codes, wide); !strings.Contains(got, ", these draws do not determine the probability of the outcome (95% interval ") {
+		t.Errorf("undetermined probability: %q", got)
+	}
+	if got := InterceptNote("poisson", names, bounds, codes, wide); !strings.Contains(got, ", these draws do not determine the expected count (95% interval ") {
+		t.Errorf("undetermined count: %q", got)
+	}
+	// No note: every 0 near its bound's centre or a category, a predictor
+	// without a bound (its 0 is unknown), no intercept, or a model without
+	// predictors.
+	zero := map[string][2]float64{"age": {-1, 1}, "glucose": {-5, 10}, "smoker": {0, 1}, "sex": {0, 1}}
 	noBound := map[string][2]float64{"age": {18, 90}, "glucose": {50, 250}}
 	for name, got := range map[string]string{
-		"0 inside":     InterceptNote("logistic", names, zero, chains),
-		"no bound":     InterceptNote("logistic", names, noBound, chains),
-		"no intercept": InterceptNote("logistic", names[1:], bounds, chains),
-		"gaussian":     InterceptNote("gaussian", names, bounds, chains),
+		"0 inside":     InterceptNote("logistic", names, zero, nil, chains),
+		"no bound":     InterceptNote("logistic", names, noBound, nil, chains),
+		"no intercept": InterceptNote("logistic", names[1:], bounds, nil, chains),
+		"gaussian":     InterceptNote("gaussian", names, bounds, nil, chains),
 	} {
 		if got != "" {
 			t.Errorf("%s: %q", name, got)
 		}
+	}
+	// A coded column without a text coded 0 reads "0".
+	if got := ZeroCodes(map[string]map[string]float64{"grade": {"low": 1, "high": 2}}); got["grade"] != "" {
+		t.Errorf("ZeroCodes %v", got)
 	}
 }

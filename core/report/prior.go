@@ -151,12 +151,13 @@ const PriorPullShare = 0.5
 // precision λ, the posterior mean is m = λm̂/(λ + 1/s²) and its sd² =
 // 1/(λ + 1/s²), so λ = 1/sd² − 1/s², m̂ − m = m/(λs²) = m·sd²/(s² − sd²),
 // and the shift is |m|·sd/(s² − sd²) posterior sds (an estimate from the
-// summary, not a refit). A coefficient whose sd is not below its prior's
-// is left to PriorNote.
+// summary, not a refit). A coefficient that is mostly prior (sd above
+// MostlyPriorShare of its prior's) is left to PriorNote, which says that its
+// interval is the prior's.
 func PriorPull(rows []diag.ParamSummary, prior map[string]float64) (names []string, shifts []float64) {
 	for _, r := range rows {
 		s, ok := prior[r.Name]
-		if !ok || !(s > 0) || math.IsNaN(r.Mean) || !(r.SD < s) {
+		if !ok || !(s > 0) || math.IsNaN(r.Mean) || !(r.SD <= MostlyPriorShare*s) {
 			continue
 		}
 		if sh := math.Abs(r.Mean) * r.SD / (s*s - r.SD*r.SD); sh > PriorPullShare {
@@ -170,9 +171,11 @@ func PriorPull(rows []diag.ParamSummary, prior map[string]float64) (names []stri
 // pulls some coefficients (PriorPull), "" otherwise: in the user's units a
 // N(0, 10²) prior is strong on an intercept at the predictors' zero (a
 // blood-pressure intercept of about 100 mmHg was pulled by 1.9 posterior
-// sds). Computed from the draws' summary and the public prior:
-// post-processing.
-func PriorPullNote(rows []diag.ParamSummary, prior map[string]float64) string {
+// sds). scaled says that the prior is already on the coefficients of the
+// predictors scaled by their public bounds (every private regression run):
+// the remedy is then only a wider prior. Computed from the draws' summary
+// and the public prior: post-processing.
+func PriorPullNote(rows []diag.ParamSummary, prior map[string]float64, scaled bool) string {
 	names, shifts := PriorPull(rows, prior)
 	if len(names) == 0 {
 		return ""
@@ -181,5 +184,9 @@ func PriorPullNote(rows []diag.ParamSummary, prior map[string]float64) string {
 	for i, nm := range names {
 		parts[i] = nm + " (about " + Num(shifts[i], 'f', 1) + " posterior sds, its prior sd " + Num(prior[nm], 'g', 3) + ")"
 	}
-	return "The prior pulls " + strings.Join(parts, ", ") + " toward 0: the posterior mean sits that much nearer 0 than the data alone would put it (estimated from the mean, the sd and the prior sd). If that prior is not public knowledge you mean to use, widen it, or put it on the coefficients of the predictors scaled by their public bounds (scale bounds, where the intercept is at the bounds' centre)."
+	remedy := "widen it, or put it on the coefficients of the predictors scaled by their public bounds (scale bounds, where the intercept is at the bounds' centre)."
+	if scaled {
+		remedy = "widen it (the prior scale: --prior-sd, or Prior scale on the page; it is already on the coefficients of the predictors scaled by their public bounds)."
+	}
+	return "The prior pulls " + strings.Join(parts, ", ") + " toward 0: the posterior mean sits that much nearer 0 than the data alone would put it (estimated from the mean, the sd and the prior sd). If that prior is not public knowledge you mean to use, " + remedy
 }

@@ -94,10 +94,22 @@ func TestPriorPullNote(t *testing.T) {
 	if len(names) != 1 || names[0] != "intercept" || math.Abs(shifts[0]-97*1.84/(100-1.84*1.84)) > 1e-12 {
 		t.Fatalf("%v %v", names, shifts)
 	}
-	if note := PriorPullNote(rows, prior); !strings.HasPrefix(note, "The prior pulls intercept (about 1.8 posterior sds, its prior sd 10) toward 0") {
+	note := PriorPullNote(rows, prior, false)
+	if !strings.HasPrefix(note, "The prior pulls intercept (about 1.8 posterior sds, its prior sd 10) toward 0") || !strings.HasSuffix(note, "(scale bounds, where the intercept is at the bounds' centre).") {
 		t.Errorf("note %q", note)
 	}
-	if PriorPullNote(rows[1:], prior) != "" {
+	// A prior already on the scaled coefficients (a private run): widening
+	// it is the only remedy, not the scaling it already has.
+	if note := PriorPullNote(rows, prior, true); strings.Contains(note, "scale bounds") || !strings.Contains(note, "widen it (the prior scale: --prior-sd") {
+		t.Errorf("scaled note %q", note)
+	}
+	if PriorPullNote(rows[1:], prior, false) != "" {
 		t.Error("a slope far inside its prior is said to be pulled")
+	}
+	// A coefficient that is mostly prior (sd above 0.71 of the prior's) is
+	// PriorNote's, not pulled as well (a review saw both name glucose).
+	mostly := []diag.ParamSummary{{Name: "glucose", Mean: 0.05, SD: 0.1}}
+	if got := PriorPullNote(mostly, map[string]float64{"glucose": 0.133}, true); got != "" || len(MostlyPrior(mostly, map[string]float64{"glucose": 0.133})) != 1 {
+		t.Errorf("mostly prior and pulled: %q", got)
 	}
 }

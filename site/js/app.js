@@ -313,7 +313,7 @@ export class App {
     const rows = used.map((name) => {
       const fixed = name === outcome ? DECLARATIONS[this.family()]?.fixed ?? {} : {};
       const mk = (side) => {
-        const i = el('input', { type: 'number', step: 'any', testid: `bound-${side}-${name}`, 'aria-label': `${side === 'lo' ? 'lower' : 'upper'} bound of ${name}`, value: this.boundOf(name)[side], disabled: side in fixed });
+        const i = el('input', { type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false', testid: `bound-${side}-${name}`, 'aria-label': `${side === 'lo' ? 'lower' : 'upper'} bound of ${name}`, value: this.boundOf(name)[side], disabled: side in fixed });
         i.addEventListener('input', () => {
           this.bounds[name][side] = i.value;
           this.update();
@@ -333,7 +333,7 @@ export class App {
       if (imputing) {
         impute = el('td', { class: 'impute' });
         if (name !== outcome) {
-          const i = el('input', { type: 'number', step: 'any', testid: `impute-${name}`, placeholder: 'value if missing', 'aria-label': `value for the missing cells of ${name}`, value: this.impute[name] ?? '' });
+          const i = el('input', { type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false', testid: `impute-${name}`, placeholder: 'value if missing', 'aria-label': `value for the missing cells of ${name}`, value: this.impute[name] ?? '' });
           i.addEventListener('input', () => {
             this.impute[name] = i.value;
             this.update();
@@ -468,7 +468,7 @@ export class App {
     const out = {};
     for (const c of preds) {
       const v = this.impute[c] ?? '';
-      if (v !== '' && Number.isFinite(Number(v))) out[c] = Number(v);
+      if (v !== '' && Number.isFinite(decimal(v))) out[c] = decimal(v);
     }
     return Object.keys(out).length ? out : null;
   }
@@ -489,7 +489,7 @@ export class App {
     // holds: what a run and its exports need must not depend on which
     // cells are missing.
     if ($('impute-toggle').checked) {
-      const untyped = preds.filter((c) => !((this.impute[c] ?? '') !== '' && Number.isFinite(Number(this.impute[c]))));
+      const untyped = preds.filter((c) => !((this.impute[c] ?? '') !== '' && Number.isFinite(decimal(this.impute[c]))));
       if (untyped.length) return `Type the value for missing cells of every predictor (step 3; not typed yet: ${untyped.join(', ')}): a typical value from public knowledge, within its bound. Every predictor gets one, so that the configuration does not tell which columns have missing cells.`;
       return '';
     }
@@ -517,7 +517,7 @@ export class App {
       } else if (e.tagName === 'SELECT') {
         if (e.value) settings[k] = e.value;
       } else {
-        const v = Number(e.value);
+        const v = decimal(e.value);
         const ints = ['leapfrog', 'inner_iterations', 'batch', 'batch_cap'];
         if (e.value !== '' && Number.isFinite(v) && v !== 0) settings[k] = ints.includes(k) ? Math.round(v) : v;
       }
@@ -533,19 +533,19 @@ export class App {
       draws: intOf('draws-input'),
       seed: intOf('seed-input'),
     };
-    const prior = Number($('prior-input').value);
+    const prior = decimal($('prior-input').value);
     // Empty: the engine's default (20 on the scaled predictors of a private
     // run, 10 in the user's units otherwise).
     if ($('prior-input').value !== '' && Number.isFinite(prior) && prior > 0) cfg.model.prior_sd = prior;
     // The linear model's known noise sd (public, typed): no default.
-    const noiseSD = Number($('noise-sd-input').value);
+    const noiseSD = decimal($('noise-sd-input').value);
     if (this.family() === 'linear' && $('noise-sd-input').value !== '' && Number.isFinite(noiseSD) && noiseSD > 0) cfg.model.options = { 'noise-sd': String(noiseSD) };
-    const temper = Number($('temper-input').value);
+    const temper = decimal($('temper-input').value);
     if (Number.isFinite(temper) && temper > 0 && temper !== 1) cfg.model.temper = temper;
     const init = $('init-select').value;
     if (init) {
       cfg.init = { kind: init };
-      const share = Number($('init-share-input').value);
+      const share = decimal($('init-share-input').value);
       if (init === 'dp-map' && Number.isFinite(share) && share > 0) cfg.init.share = share;
     }
     if (Object.keys(bounds).length) cfg.data.bounds = bounds;
@@ -563,7 +563,7 @@ export class App {
     // measurements); a private run always samples there.
     if (algo && !algo.private && this.family() && $('scale-select').value === 'auto') cfg.model.scale = 'auto';
     if (Object.keys(settings).length) cfg.settings = settings;
-    if (algo?.private) cfg.privacy = { epsilon: Number($('epsilon-input').value), delta: Number($('delta-input').value) };
+    if (algo?.private) cfg.privacy = { epsilon: decimal($('epsilon-input').value), delta: decimal($('delta-input').value) };
     return cfg;
   }
 
@@ -597,6 +597,12 @@ export class App {
     // is shown beside the Run button, the others under it, so that a
     // user fixes them in one pass instead of discovering them one by one.
     const blockers = [];
+    // A decimal comma: a number field would have dropped it silently (ε
+    // "0,5" read as 5); these fields are text and say so instead.
+    const comma = [...document.querySelectorAll('input[inputmode="decimal"]')].filter((e) => !e.disabled && !e.closest('[hidden]') && e.value.includes(','));
+    if (comma.length) {
+      blockers.push(`Use a point for decimals: ${comma.map((e) => `${fieldName(e)} "${e.value}"`).join(', ')} ${comma.length === 1 ? 'has' : 'have'} a comma (write 0.5, not 0,5; no thousands separators).`);
+    }
     const family = this.family();
     const missingBlock = this.missingBlocker(outcome, preds);
     if (!family) blockers.push(`Declare what the outcome "${outcome}" is (step 2): 0/1, a count 0…K or a number LO…HI.`);
@@ -622,12 +628,12 @@ export class App {
     // column's with its coding).
     const missing = used.filter((c) => boundPair(this.boundOf(c)) === null && !partial.includes(c) && (family || c !== outcome) && !uncoded.includes(c) && !badCoding.includes(c));
     if (missingBlock) blockers.push(missingBlock);
-    if ($('prior-input').value !== '' && !(Number($('prior-input').value) > 0 && Number.isFinite(Number($('prior-input').value)))) blockers.push('The prior scale must be a positive number (or empty for the default).');
+    if ($('prior-input').value !== '' && !(decimal($('prior-input').value) > 0 && Number.isFinite(decimal($('prior-input').value)))) blockers.push('The prior scale must be a positive number (or empty for the default).');
     if (!(cfg.chains >= 1 && cfg.chains <= POOL_SIZE)) blockers.push(`Chains must be between 1 and ${POOL_SIZE}.`);
     if (!(cfg.warmup >= 0) || !(cfg.draws >= 1)) blockers.push('Warmup must be ≥ 0 and draws ≥ 1.');
     if (!(cfg.seed >= 1)) blockers.push('The public seed must be a whole number ≥ 1.');
     if (partial.length) {
-      const reversed = partial.filter((c) => { const b = this.boundOf(c); return b.lo !== '' && b.hi !== '' && Number.isFinite(Number(b.lo)) && Number.isFinite(Number(b.hi)); });
+      const reversed = partial.filter((c) => { const b = this.boundOf(c); return b.lo !== '' && b.hi !== '' && Number.isFinite(decimal(b.lo)) && Number.isFinite(decimal(b.hi)); });
       blockers.push(reversed.length
         ? `The lower bound must be below the upper one (${reversed.join(', ')}).`
         : `Each bound needs both a lower and an upper value, lower below upper (${partial.join(', ')}).`);
@@ -1085,6 +1091,27 @@ function ordinal(k) {
   return `${k}${suffix}`;
 }
 
+/**
+ * The number typed in a decimal field: digits with an optional point and
+ * exponent ("0.5", ".5", "1e-5", "-3"), surrounding spaces ignored; ""
+ * is 0, as Number(""). Anything else is NaN: a decimal comma ("0,5"),
+ * "0x10", "Infinity", "1_000".
+ */
+export function decimal(s) {
+  const t = String(s).trim();
+  if (t === '') return 0;
+  return /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t) ? Number(t) : NaN;
+}
+
+/** A field's name for a message: its aria-label, or its label's first words. */
+function fieldName(e) {
+  const own = e.getAttribute('aria-label');
+  if (own) return own;
+  const label = e.closest('label');
+  const first = label ? [...label.childNodes].find((n) => n.nodeType === Node.TEXT_NODE || n.tagName === 'SPAN') : null;
+  return (first?.textContent ?? e.dataset.testid ?? 'a field').trim().replace(/:.*$/, '');
+}
+
 function intOf(id) {
   const v = Number($(id).value);
   return Number.isInteger(v) ? v : NaN;
@@ -1093,8 +1120,8 @@ function intOf(id) {
 /** [lo, hi] when both are numbers with lo < hi, else null. */
 function boundPair(b) {
   if (!b || b.lo === '' || b.hi === '') return null;
-  const lo = Number(b.lo);
-  const hi = Number(b.hi);
+  const lo = decimal(b.lo);
+  const hi = decimal(b.hi);
   return Number.isFinite(lo) && Number.isFinite(hi) && lo < hi ? [lo, hi] : null;
 }
 
