@@ -182,20 +182,25 @@ test('values outside a bound are counted on screen only; a 0/1 outcome coded 1/2
   }
 });
 
-test('text in the first row of a predictor changes neither the predictors nor the config; the engine names the row', { timeout: 180000 }, async () => {
+test('text in a row of a predictor changes neither the predictors nor the config; the engine (first row) or the file check (a later row) names the row', { timeout: 240000 }, async () => {
   const rows = baseRows();
   const a = writeCSV('text-a', ['x1', 'z', 'y'], rows);
   const b = writeCSV('text-b', ['x1', 'z', 'y'], rows.map((r, i) => (i === 0 ? [r[0], 'abc', r[2]] : r)));
+  // A word further down a number column: the file still loads (before, it
+  // did not, and the error's advice to untick the column could not be
+  // followed), and a run that uses z is blocked, naming the line.
+  const c = writeCSV('text-c', ['x1', 'z', 'y'], rows.map((r, i) => (i === 7 ? [r[0], 'forty', r[2]] : r)));
   const bounds = { x1: [-2, 2], z: [0, 1] };
   const got = [];
-  for (const file of [a, b]) {
+  for (const file of [a, b, c]) {
     const { context, page, rec } = await h.open(DESKTOP);
     try {
       await load(page, file);
       const state = await modelState(page);
       assert.deepEqual(state.predictors, [['x1', true], ['z', true]]);
-      await declare(page, bounds);
-      const withZ = await exportsBeforeRun(page);
+      await declare(page, bounds, /^Cannot run|^z holds a cell/);
+      // The page's own blockers (c's word) keep the pre-run exports off.
+      const withZ = (await page.getByTestId('export-config').isDisabled()) ? null : await exportsBeforeRun(page);
       const blocker = await page.getByTestId('run-blocker').textContent();
       const runnable = !(await page.getByTestId('run-button').isDisabled());
       // Without z, both files plan the same run.
@@ -208,7 +213,7 @@ test('text in the first row of a predictor changes neither the predictors nor th
       await context.close();
     }
   }
-  const [ra, rb] = got;
+  const [ra, rb, rc] = got;
   assert.deepEqual(ra.state, rb.state, 'the model and bounds steps right after loading');
   assert.equal(ra.withZ.config, rb.withZ.config, 'config.json with z');
   assert.deepEqual(JSON.parse(ra.withZ.config).model.predictors, ['x1', 'z']);
@@ -223,6 +228,12 @@ test('text in the first row of a predictor changes neither the predictors nor th
   assert.equal(ra.withoutZ.config, rb.withoutZ.config, 'config.json without z');
   assert.ok(ra.withoutZ.report);
   assert.equal(ra.withoutZ.report, rb.withoutZ.report, 'privacy-planned.json without z');
+  assert.deepEqual(rc.state, ra.state);
+  assert.equal(rc.withZ, null);
+  assert.equal(rc.runnable, false);
+  assert.equal(rc.blocker, 'z holds a cell that is not a number (local check, on this screen only: line 9, "forty" is not a number): correct it in the file and load the file again, or untick z among the predictors.');
+  assert.equal(rc.withoutZ.config, ra.withoutZ.config);
+  assert.equal(rc.withoutZ.report, ra.withoutZ.report);
 });
 
 test('a count outcome is declared with K, a number outcome with LO and HI; the bounds table shows the same values', { timeout: 120000 }, async () => {
@@ -337,7 +348,7 @@ test('missing predictor cells: counted on screen only, replaced by declared valu
       if (file === holes) {
         assert.match(info, /200 rows × 3 columns.* Missing cells \(counted on this device, never exported\): x1 12\./);
         await declare(page, bounds, /x1 has missing cells \(step 3\): tick "Replace missing values"/);
-        assert.match(await page.getByTestId('missing-note').textContent(), /^Missing cells in x1 \(12\)/);
+        assert.match(await page.getByTestId('missing-note').textContent(), /^Missing cells in x1 \(12, the first on line 5\)/);
         assert.equal(await page.getByTestId('export-config').isDisabled(), true);
       } else {
         assert.doesNotMatch(info, /Missing/);
@@ -379,7 +390,7 @@ test('missing predictor cells: counted on screen only, replaced by declared valu
   try {
     await load(page, noOutcome);
     await page.getByTestId('model-select').selectOption('logistic');
-    assert.match(await page.getByTestId('run-blocker').textContent(), /The outcome y has 1 missing cell \(counted on this device, never exported\): remove those rows before loading the file/);
+    assert.match(await page.getByTestId('run-blocker').textContent(), /The outcome y has 1 missing cell \(counted on this device, never exported, on line 52\): remove those rows before loading the file/);
     await assertClean(page, rec);
   } finally {
     await context.close();

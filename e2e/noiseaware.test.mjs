@@ -97,7 +97,8 @@ for (const variant of Object.keys(sites)) test(`${variant} site: breast-cancer C
     assert.match(await forecast.textContent(), /^Forecast: private releases of the noisy statistics, made once before any draw, then draws that spend no privacy/);
     // ... and the preview of how much the release can tell, from public
     // inputs only (n = 569, 6 coefficients, ε = 3: it warns).
-    assert.match(await forecast.textContent(), /Preview from public inputs only .*a slope's posterior sd would be [\d.]+, [\d.]+, [\d.]+ of its prior sd .*in log odds per predictor sd\. At this budget the 95% intervals will not tell the direction/);
+    // The warning and its remedies first, the preview's numbers after.
+    assert.match(await forecast.textContent(), /no privacy: the chains mix whatever ε; the intervals widen as ε shrinks to account for the release noise\. At this budget the 95% intervals will not tell the direction.*\. Preview from public inputs only .*a slope's posterior sd would be [\d.]+, [\d.]+, [\d.]+ of its prior sd .*in log odds per predictor sd\.$/);
     // It says what would help: the ε, and how many predictors this budget
     // could serve (one at n = 569, ε = 3; run.informativePredictors).
     assert.match(await forecast.textContent(), /raise ε \(to at least about [\d.]+ at this n and number of predictors;.*use fewer predictors \(only one would be enough at this ε/);

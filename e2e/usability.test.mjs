@@ -261,6 +261,13 @@ test('repeat private runs on the same rows add up: the page says what earlier ru
     await page.getByTestId('algorithm-select').selectOption('hmc');
     await page.waitForFunction(() => document.querySelector('[data-testid="session-budget"]').hidden);
     assert.equal(await page.getByTestId('results-stale').textContent(), 'These results are from the last run: the file or the settings above have changed since.');
+    // The run's own configuration stays downloadable beside its results:
+    // the pre-run config.json now describes the hmc run the controls set.
+    const [runCfg] = await downloads(page, 'export-run-config');
+    assert.equal(runCfg.name, 'config.json');
+    assert.deepEqual(JSON.parse(runCfg.text), JSON.parse(await page.getByTestId('run-config').textContent()));
+    assert.equal(JSON.parse(runCfg.text).algorithm, 'noise-aware');
+    assert.equal(JSON.parse(runCfg.text).privacy.epsilon, 1.5);
     await page.getByTestId('algorithm-select').selectOption('noise-aware');
     await page.waitForFunction(() => document.querySelector('[data-testid="results-stale"]').hidden);
 
@@ -369,6 +376,9 @@ test('a converged private run that determines no direction says so in its verdic
     const verdict = page.getByTestId('verdict');
     assert.match(await verdict.textContent(), /^Converged.* But no predictor's direction is determined \(every 95% interval includes no effect\): at this budget and number of rows the intervals are too wide to act on\./);
     assert.equal(await verdict.getAttribute('class'), 'verdict warn');
+    // The end-of-run announcement carries the caveat too (it is the
+    // warning colour's meaning).
+    assert.equal(await page.getByTestId('run-announce').textContent(), "Run finished. Converged. But no predictor's direction is determined: at this budget and number of rows the intervals are too wide to act on. See step 7, Results.");
     assert.match(await page.getByTestId('direction-note').textContent(), /not determined for any predictor/);
     await assertClean(page, rec);
   } finally {

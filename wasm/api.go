@@ -97,6 +97,11 @@ type columnInfo struct {
 	Name string `json:"name"`
 	// Type is "binary" (0/1), "count" (integers ≥ 0), "number" or "text".
 	Type string `json:"type"`
+	// Error is the first cell of a number column (its first cell a
+	// number) that is not one, a word past the preview ("forty"): the file
+	// still loads without the column, and the page blocks a run that uses
+	// it, naming the line (local only: the cell stays on this screen).
+	Error *apiError `json:"error,omitempty"`
 }
 
 // inspectResult is what the page shows after loading a file.
@@ -108,11 +113,14 @@ type inspectResult struct {
 	// any (a local diagnostic for the screen: never exported, never in a
 	// config). Rows with missing cells are kept and typed without them,
 	// so that the page can offer to replace them (run.DataSpec.Impute).
-	Missing   map[string]int `json:"missing,omitempty"`
-	Delimiter string         `json:"delimiter"`
-	Bytes     int            `json:"bytes"`
-	Preview   [][]string     `json:"preview"`
-	Error     *apiError      `json:"error,omitempty"`
+	Missing map[string]int `json:"missing,omitempty"`
+	// MissingLine is the file line of each such column's first missing
+	// cell (local too), so that a message can name where to look.
+	MissingLine map[string]int `json:"missing_line,omitempty"`
+	Delimiter   string         `json:"delimiter"`
+	Bytes       int            `json:"bytes"`
+	Preview     [][]string     `json:"preview"`
+	Error       *apiError      `json:"error,omitempty"`
 }
 
 // source is a CSV the engine reads: bytes already in Go (tests, Node), or a
@@ -191,9 +199,26 @@ func inspectSource(src source, o inspectOptions) inspectResult {
 	// Text columns are read too, unparsed, so that their missing cells are
 	// counted like the numbers' (a text predictor can be coded and given
 	// a value for them; a text outcome's missing cells block the run).
-	opts.Columns = append(slices.Clone(numeric), textNames(header, text)...)
-	opts.TextColumns = textNames(header, text)
-	t, rep, err := dataset.Load(src.Open(), opts)
+	// A number column with a word further down is read again as text, its
+	// error kept for the page (columnInfo.Error), unless every number
+	// column fails (a decimal-comma file: its error names the option) or
+	// the error is not a word in a number column.
+	bad := map[string]*apiError{}
+	var t *dataset.Table
+	var rep *dataset.LoadReport
+	for {
+		asText := func(h string) bool { return text[h] || bad[h] != nil }
+		opts.Columns = append(slices.DeleteFunc(slices.Clone(numeric), asText), textNames(header, bad)...)
+		opts.Columns = append(opts.Columns, textNames(header, text)...)
+		opts.TextColumns = slices.DeleteFunc(slices.Clone(header), func(h string) bool { return !asText(h) })
+		t, rep, err = dataset.Load(src.Open(), opts)
+		var pe *dataset.ParseError
+		if err == nil || !errors.Is(err, dataset.ErrNotNumeric) || !errors.As(err, &pe) || !hasLetter(pe.Err.Error()) ||
+			!slices.Contains(numeric, pe.ColumnName) || bad[pe.ColumnName] != nil || len(bad)+1 >= len(numeric) {
+			break
+		}
+		bad[pe.ColumnName] = toAPIError(err)
+	}
 	if err != nil {
 		res.Error = toAPIError(err)
 		for i := range res.Columns {
@@ -203,9 +228,13 @@ func inspectSource(src source, o inspectOptions) inspectResult {
 		}
 		return res
 	}
-	res.Rows, res.Dropped, res.Missing = rep.Rows, rep.DroppedRows, rep.MissingCells
+	res.Rows, res.Dropped, res.Missing, res.MissingLine = rep.Rows, rep.DroppedRows, rep.MissingCells, rep.FirstMissingLine
 	for i := range res.Columns {
 		if text[res.Columns[i].Name] {
+			continue
+		}
+		if e := bad[res.Columns[i].Name]; e != nil {
+			res.Columns[i].Type, res.Columns[i].Error = "number", e
 			continue
 		}
 		j, _ := t.Col(res.Columns[i].Name)
@@ -578,10 +607,18 @@ func mustJSON(v any) string {
 }
 
 // textNames lists the header's columns typed text, in header order.
-func textNames(header []string, text map[string]bool) []string {
+// hasLetter reports whether an error's quoted cell has a letter: the
+// dataset's message then suggests a coding ("forty", "yes"), not the
+// decimal-comma option ("1,5").
+func hasLetter(msg string) bool {
+	return strings.Contains(msg, "holds categories")
+}
+
+func textNames[V comparable](header []string, text map[string]V) []string {
 	var out []string
+	var zero V
 	for _, h := range header {
-		if text[h] {
+		if text[h] != zero {
 			out = append(out, h)
 		}
 	}

@@ -50,7 +50,9 @@ func TestInspectErrors(t *testing.T) {
 		csv, want string
 		line      int
 	}{
-		{"a,b\n1,2\n3,abc\n", `line 3, column 2 ("b")`, 3},
+		{"b\n2\nabc\n", `line 3, column 1 ("b")`, 3}, // the only number column
+		{"a,b\n1,2\n3,4,5\n", "line 3", 3},
+		{"a,b\n1,2.5\n3,4,5\n", "line 3", 3},
 		{"a,b\n1,2\n3\n", "line 3", 3},
 		{"", "empty", 0},
 	} {
@@ -62,6 +64,41 @@ func TestInspectErrors(t *testing.T) {
 	big := make([]byte, MaxBytes+1)
 	if r := inspect(big, inspectOptions{}); r.Error == nil || !strings.Contains(r.Error.Message, "up to 200 MB") {
 		t.Errorf("big file: %+v", r.Error)
+	}
+}
+
+// A word in a number column past its first cell ("forty" on line 4) does
+// not stop the file: the column is read as text, typed "number" with its
+// error (line, column, the cell), so that the page can block a run that
+// uses it and offer to leave it out; the other columns load. A file whose
+// every number column fails keeps the file's error (a decimal-comma file
+// names its option), and so does a non-word (a decimal comma in one column).
+func TestInspectWordInNumberColumn(t *testing.T) {
+	r := inspect([]byte("y,age,bmi\n1,40,22\n0,50,23\n1,forty,24\n0,60,yes\n"), inspectOptions{})
+	if r.Error != nil || r.Rows != 4 {
+		t.Fatalf("%+v", r)
+	}
+	got := map[string]columnInfo{}
+	for _, c := range r.Columns {
+		got[c.Name] = c
+	}
+	if got["y"].Type != "binary" || got["y"].Error != nil {
+		t.Errorf("y: %+v", got["y"])
+	}
+	for name, line := range map[string]int{"age": 4, "bmi": 5} {
+		c := got[name]
+		if c.Type != "number" || c.Error == nil || c.Error.Line != line || c.Error.ColumnName != name || !strings.Contains(c.Error.Message, "is not a number") {
+			t.Errorf("%s: %+v (error %+v), want its error at line %d", name, c, c.Error, line)
+		}
+	}
+	if r := inspect([]byte("a,b\n1,2\nx,y\n"), inspectOptions{}); r.Error == nil || r.Error.Line != 3 {
+		t.Errorf("every number column has a word: %+v", r)
+	}
+	if r := inspect([]byte("a,b\n1,2\n3,4,5\n"), inspectOptions{}); r.Error == nil {
+		t.Errorf("a ragged row loads: %+v", r)
+	}
+	if r := inspect([]byte("a,b\n1,2\n3,\"4,5\"\n"), inspectOptions{}); r.Error == nil || !strings.Contains(r.Error.Message, "decimal comma") {
+		t.Errorf("a decimal comma is not a word: %+v", r.Error)
 	}
 }
 
@@ -86,6 +123,10 @@ func TestInspectMissingCells(t *testing.T) {
 	// smoker NAs had been invisible on the page).
 	if !maps.Equal(r.Missing, map[string]int{"y": 1, "age": 1, "bmi": 1, "empty": 3, "sex": 1, "smoker": 1}) {
 		t.Errorf("missing %v", r.Missing)
+	}
+	// And the line of each column's first one, for the page's messages.
+	if !maps.Equal(r.MissingLine, map[string]int{"y": 4, "age": 3, "bmi": 2, "empty": 2, "sex": 3, "smoker": 2}) {
+		t.Errorf("first missing lines %v", r.MissingLine)
 	}
 	if r := inspect([]byte("a\n1\n"), inspectOptions{}); r.Missing != nil {
 		t.Errorf("no missing cells: %v", r.Missing)

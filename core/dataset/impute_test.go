@@ -18,6 +18,11 @@ func TestImputeReplacesMissingCells(t *testing.T) {
 	if rep.DroppedRows != 1 || !maps.Equal(rep.MissingCells, map[string]int{"a": 2, "b": 2, "c": 1}) {
 		t.Fatalf("report %+v", rep)
 	}
+	// The line of each column's first missing cell, for a message that
+	// names it.
+	if !maps.Equal(rep.FirstMissingLine, map[string]int{"a": 3, "b": 2, "c": 4}) {
+		t.Fatalf("first missing lines %v", rep.FirstMissingLine)
+	}
 	// Without a policy for c its missing cell is an error naming line and
 	// column, and the advice names the imputation.
 	err := loadErr(t, in, Options{Impute: map[string]float64{"a": -1, "b": 50}})

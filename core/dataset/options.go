@@ -107,8 +107,11 @@ type LoadReport struct {
 	// any, whatever the policy did with them (imputed, dropped, stored as
 	// NaN); nil when there were none.
 	MissingCells map[string]int
-	Delimiter    rune  // the delimiter used (detected or given)
-	Bytes        int64 // bytes read from the source
+	// FirstMissingLine is the file line of the first missing cell of each
+	// column in MissingCells (a local diagnostic too).
+	FirstMissingLine map[string]int
+	Delimiter        rune  // the delimiter used (detected or given)
+	Bytes            int64 // bytes read from the source
 }
 
 func (o *Options) validate() error {

@@ -36,19 +36,20 @@ type Reader struct {
 	trimTab bool
 	special [256]bool // bytes that end an unquoted field, or are an error there
 
-	header  []string             // all header names, file order
-	names   []string             // loaded names, output order
-	fileCol []int                // output column -> file column
-	cats    []map[string]float64 // per output column, nil when not mapped
-	catKeys [][]string           // per output column, sorted keys for messages
-	impute  []float64            // per output column, the value of a missing cell
-	imputed []bool               // per output column, whether impute applies
-	missing []int                // per output column, missing cells seen
-	text    []bool               // per output column, not parsed (TextColumns)
-	colOf   map[string]int       // header name -> file column
-	hline   int                  // line of the header
-	fastOut []int                // per file column: output column, -1 skipped, -2 mapped
-	fast    bool                 // fastRow may be used
+	header   []string             // all header names, file order
+	names    []string             // loaded names, output order
+	fileCol  []int                // output column -> file column
+	cats     []map[string]float64 // per output column, nil when not mapped
+	catKeys  [][]string           // per output column, sorted keys for messages
+	impute   []float64            // per output column, the value of a missing cell
+	imputed  []bool               // per output column, whether impute applies
+	missing  []int                // per output column, missing cells seen
+	missing1 []int                // per output column, the file line of its first missing cell (0: none)
+	text     []bool               // per output column, not parsed (TextColumns)
+	colOf    map[string]int       // header name -> file column
+	hline    int                  // line of the header
+	fastOut  []int                // per file column: output column, -1 skipped, -2 mapped
+	fast     bool                 // fastRow may be used
 
 	fields [][]byte
 	flines []int // line where each field starts
@@ -354,6 +355,7 @@ func (r *Reader) setHeader() error {
 	r.impute = make([]float64, len(r.names))
 	r.imputed = make([]bool, len(r.names))
 	r.missing = make([]int, len(r.names))
+	r.missing1 = make([]int, len(r.names))
 	for col, v := range r.opts.Impute {
 		outs, err := r.outputsOf(col, "has a value for missing cells")
 		if err != nil {
@@ -487,6 +489,10 @@ func (r *Reader) Report() LoadReport {
 				rep.MissingCells = map[string]int{}
 			}
 			rep.MissingCells[r.names[k]] = m
+			if rep.FirstMissingLine == nil {
+				rep.FirstMissingLine = map[string]int{}
+			}
+			rep.FirstMissingLine[r.names[k]] = r.missing1[k]
 		}
 	}
 	return rep
@@ -573,6 +579,9 @@ func (r *Reader) slowCell(k, fc int, tok []byte) (v float64, missing bool, err e
 	}
 	if len(tok) == 0 || isMissingToken(tok) {
 		r.missing[k]++
+		if r.missing1[k] == 0 {
+			r.missing1[k] = r.flines[fc]
+		}
 		switch {
 		case r.imputed[k]:
 			return r.impute[k], false, nil

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/dpmcmc/dpmcmc/core/diag"
@@ -185,6 +186,13 @@ func PriorPullNote(rows []diag.ParamSummary, prior map[string]float64, scaled bo
 		parts[i] = nm + " (about " + Num(shifts[i], 'f', 1) + " posterior sds, its prior sd " + Num(prior[nm], 'g', 3) + ")"
 	}
 	remedy := "widen it, or put it on the coefficients of the predictors scaled by their public bounds (scale bounds, where the intercept is at the bounds' centre)."
+	if slices.Contains(names, "intercept") {
+		// In the user's units the intercept and the slopes of predictors
+		// far from 0 are strongly correlated: pulling one moves the others
+		// (a review saw a bmi slope 0.848 against least squares' 0.759
+		// when only the intercept was named).
+		remedy += " The slopes of predictors far from 0 move with the intercept, so they are pulled too, by amounts this estimate does not show."
+	}
 	if scaled {
 		remedy = "widen it (the prior scale: --prior-sd, or Prior scale on the page; it is already on the coefficients of the predictors scaled by their public bounds)."
 	}

@@ -95,7 +95,7 @@ func TestPriorPullNote(t *testing.T) {
 		t.Fatalf("%v %v", names, shifts)
 	}
 	note := PriorPullNote(rows, prior, false)
-	if !strings.HasPrefix(note, "The prior pulls intercept (about 1.8 posterior sds, its prior sd 10) toward 0") || !strings.HasSuffix(note, "(scale bounds, where the intercept is at the bounds' centre).") {
+	if !strings.HasPrefix(note, "The prior pulls intercept (about 1.8 posterior sds, its prior sd 10) toward 0") || !strings.Contains(note, "(scale bounds, where the intercept is at the bounds' centre). The slopes of predictors far from 0 move with the intercept") {
 		t.Errorf("note %q", note)
 	}
 	// A prior already on the scaled coefficients (a private run): widening

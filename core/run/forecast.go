@@ -244,6 +244,11 @@ func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, predicto
 	case "poisson":
 		assumed = "no effects and counts centred at the outcome's public bound K, near the most informative case"
 	}
+	// The warning and its remedies come first, the preview's numbers after
+	// them: a review (2026-11-27) found the remedy ("raise ε to at least
+	// about 15") buried at the end of 1,100 characters.
+	intro := f.Text
+	f.Text = ""
 	f.Text += fmt.Sprintf(". Preview from public inputs only (%s): for predictors whose sd is %s of their public half-range, a slope's posterior sd would be %s of its prior sd (1: the release says nothing about it)",
 		assumed, strings.Join(spreads, ", "), strings.Join(ratios, ", "))
 	unit, strong, offCentre := "in log odds", "an odds ratio of 2.7 per predictor sd", "more when the outcome rate is far from ½ or the predictors sit off the centre of their ranges"
@@ -254,9 +259,11 @@ func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, predicto
 	case "poisson":
 		unit, strong, offCentre = "in log rate", "a rate ratio of 2.7 per predictor sd", "more when the mean count is well below K or the predictors sit off the centre of their ranges"
 	default:
+		f.Text = intro + f.Text
 		return f
 	}
 	f.Text += fmt.Sprintf(", that is %s %s per predictor sd", strings.Join(perSD, ", "), unit)
+	warning := ""
 	lowWeak := false
 	if len(pv.LowMeanSDRatio) == len(pv.Spread) {
 		// Poisson: K is the largest count the design allows, often far
@@ -273,7 +280,7 @@ func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, predicto
 	}
 	if !weakAtQuarter(*pv) && lowWeak {
 		f.WeakIfLowMean = true
-		f.Text += fmt.Sprintf(". With counts that small, at this budget the 95%% intervals will not tell the direction even of a strong effect (%s) unless the predictors spread over much of their public range (%s): raise ε, add rows, use fewer predictors, or type bounds closer to where the values can be (K as the largest count the study's design allows)", strong, binarySpread)
+		warning = fmt.Sprintf(". With small counts (see the preview below), at this budget the 95%% intervals will not tell the direction even of a strong effect (%s) unless the predictors spread over much of their public range (%s): raise ε, add rows, use fewer predictors, or type bounds closer to where the values can be (K as the largest count the study's design allows)", strong, binarySpread)
 	}
 	if weakAtQuarter(*pv) {
 		f.WeakRelease = true
@@ -293,8 +300,9 @@ func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, predicto
 				fewer = fmt.Sprintf("use fewer predictors (about %d or fewer would be enough at this ε, in the same most favourable case)", *predictors)
 			}
 		}
-		f.Text += ". At this budget the 95% intervals will not tell the direction even of a strong effect (" + strong + ") unless the predictors spread over much of their public range (" + binarySpread + "): " + raise + ", add rows, " + fewer + ", or type bounds closer to where the values can be"
+		warning = ". At this budget the 95% intervals will not tell the direction even of a strong effect (" + strong + ") unless the predictors spread over much of their public range (" + binarySpread + "): " + raise + ", add rows, " + fewer + ", or type bounds closer to where the values can be"
 	}
+	f.Text = intro + warning + f.Text
 	return f
 }
 

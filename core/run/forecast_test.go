@@ -624,7 +624,7 @@ func TestNoiseAwareForecastPreview(t *testing.T) {
 	low := plan("poisson", 1500, 4, 8, map[string][2]float64{"y": {0, 30}}).Forecast
 	t.Logf("poisson, n = 1500, d = 4, ε = 8, K = 30: %s", low.Text)
 	if low.Preview == nil || len(low.Preview.LowMeanSDRatio) != len(low.Preview.Spread) || low.WeakRelease || !low.WeakIfLowMean ||
-		!strings.Contains(low.Text, "If the typical count is about 1, far below K") || !strings.Contains(low.Text, "With counts that small, at this budget the 95% intervals will not tell the direction") {
+		!strings.Contains(low.Text, "If the typical count is about 1, far below K") || !strings.Contains(low.Text, "With small counts (see the preview below), at this budget the 95% intervals will not tell the direction") {
 		t.Errorf("poisson low-mean forecast: %+v", low)
 	}
 	if huge := plan("poisson", 500, 3, 1, map[string][2]float64{"y": {0, 1e13}}).Forecast; huge.Preview != nil || !strings.Contains(huge.Text, PoissonNoPreview) {

@@ -113,6 +113,7 @@ export class App {
     const e = $('error');
     e.textContent = message;
     e.hidden = !message;
+    e.dataset.kind = '';
   }
 
   // ---- 1. load ----------------------------------------------------------
@@ -195,7 +196,7 @@ export class App {
     const cols = info.columns;
     $('file-info').textContent = info.error
       ? `${file.name}: ${cols.length} columns; the file could not be loaded.`
-      : `${file.name}${this.demo ? ' (built-in demo: a synthetic cohort)' : ''}: ${fmtInt(info.rows)} rows × ${cols.length} columns, ${delimName(info.delimiter)}-separated.${missingText(info.missing)} The preview below is shown on this screen only.`;
+      : `${file.name}${this.demo ? ' (built-in demo: a synthetic cohort)' : ''}: ${fmtInt(info.rows)} rows × ${cols.length} columns, ${delimName(info.delimiter)}-separated.${missingText(info.missing)}${wordText(cols)} The preview below is shown on this screen only.`;
     const table = $('preview');
     if (cols.length === 0) {
       table.hidden = true;
@@ -483,8 +484,9 @@ export class App {
     const note = $('missing-note');
     const withMissing = preds.filter((c) => miss[c] > 0);
     note.hidden = withMissing.length === 0 || $('impute-toggle').checked;
-    note.textContent = note.hidden ? '' : `Missing cells in ${withMissing.map((c) => `${c} (${fmtInt(miss[c])})`).join(', ')} (counted on this device, never exported): tick "Replace missing values" above and type a value for each predictor, or untick those predictors.`;
-    if (miss[outcome] > 0) return `The outcome ${outcome} has ${fmtInt(miss[outcome])} missing ${miss[outcome] === 1 ? 'cell' : 'cells'} (counted on this device, never exported): remove those rows before loading the file. A made-up outcome would be fitted as if it had been observed.`;
+    const line = (c) => (this.info.missing_line?.[c] ? `, ${miss[c] === 1 ? '' : 'the first '}on line ${fmtInt(this.info.missing_line[c])}` : '');
+    note.textContent = note.hidden ? '' : `Missing cells in ${withMissing.map((c) => `${c} (${fmtInt(miss[c])}${line(c)})`).join(', ')} (counted on this device, never exported): tick "Replace missing values" above and type a value for each predictor, or untick those predictors.`;
+    if (miss[outcome] > 0) return `The outcome ${outcome} has ${fmtInt(miss[outcome])} missing ${miss[outcome] === 1 ? 'cell' : 'cells'} (counted on this device, never exported${line(outcome)}): remove those rows before loading the file. A made-up outcome would be fitted as if it had been observed.`;
     // Ticked, the box needs a value for every predictor, whatever the file
     // holds: what a run and its exports need must not depend on which
     // cells are missing.
@@ -608,6 +610,25 @@ export class App {
     if (!family) blockers.push(`Declare what the outcome "${outcome}" is (step 2): 0/1, a count 0…K or a number LO…HI.`);
     if (preds.length === 0) blockers.push('Choose at least one predictor.');
     if (family === 'linear' && !cfg.model.options?.['noise-sd']) blockers.push(`Type the noise sd of ${outcome} (step 2), a positive number in its units: the linear model treats it as known, and every interval's width depends on it. Take it from what is publicly known, not from these data: the residual sd of ${outcome} around its prediction in published models of it (usually larger than the instrument's measurement error alone).`);
+    // A number column with a word past its first cells ("forty" on line 8):
+    // the file loaded without it (wasm inspect's column error); a run
+    // that uses it would stop at that line. The loader's own message is
+    // the page's error while a used column has one, as for a file that
+    // does not load, and goes once no used column has.
+    const wordErrors = used.map((c) => [c, this.info.columns.find((x) => x.name === c)?.error]).filter(([, e]) => e);
+    for (const [c, e] of wordErrors) {
+      const cell = /\): (.*? is not a number)/.exec(e.message)?.[1] ?? e.message;
+      blockers.push(`${c} holds a cell that is not a number (local check, on this screen only: line ${e.line}, ${cell}): correct it in the file and load the file again, or ${c === outcome ? 'choose another outcome' : `untick ${c} among the predictors`}.`);
+    }
+    const wordError = wordErrors.length ? `${this.file?.name ?? 'the file'}: ${wordErrors[0][1].message}` : '';
+    if (wordError && ($('error').hidden || $('error').textContent !== wordError)) {
+      this.showError(wordError); // set once: the alert is not read again on every keystroke
+      $('error').dataset.kind = 'column';
+      $('error').dataset.line = wordErrors[0][1].line ?? '';
+      $('error').dataset.column = wordErrors[0][0];
+    } else if (!wordError && $('error').dataset.kind === 'column') {
+      this.showError('');
+    }
     const badCoding = used.filter((x) => parseCoding(this.coding[x] ?? '')?.error);
     for (const c of badCoding) {
       blockers.push(`The text coding of ${c} (step 3): ${parseCoding(this.coding[c]).error}.`);
@@ -1019,9 +1040,13 @@ export class App {
     this.update(); // the session note and the stale marker see this run
     // One short announcement of how the run ended, and focus on the
     // results when it would otherwise be lost (Cancel is now disabled).
+    // The verdict's first phrase ("Converged", "Not converged"), and the
+    // caveat of a converged private run that determines no direction,
+    // which the verdict's colour says to sighted users.
     const full = $('verdict').textContent;
     const cut = full.search(/[.:]\s/);
-    const verdict = cut >= 0 ? full.slice(0, cut + 1) : full;
+    const but = /But no predictor[^.]*\./.exec(full)?.[0].replace(/ \([^)]*\)/, '') ?? '';
+    const verdict = [cut >= 0 ? `${full.slice(0, cut)}.` : full, but].filter(Boolean).join(' ');
     $('run-announce').textContent = `${run.aborted ? 'Run stopped' : cancelled ? 'Run cancelled' : 'Run finished'}. ${verdict} See step 7, Results.`;
     if (document.activeElement === $('cancel-button') || document.activeElement === document.body) {
       const h = document.getElementById('results-h');
@@ -1145,6 +1170,12 @@ function delimName(d) {
  * forecast themselves are long and are not live regions: they would be
  * read out in full on every keystroke in ε).
  */
+/** The number columns with a cell that is not a number, and its line, for the file line: " A cell that is not a number in age (line 8): …". */
+function wordText(cols) {
+  const bad = cols.filter((c) => c.error);
+  return bad.length ? ` A cell that is not a number in ${bad.map((c) => `${c.name} (line ${c.error.line})`).join(', ')}: a run cannot use ${bad.length === 1 ? 'that column' : 'those columns'} until it is corrected.` : '';
+}
+
 /** The first sentence of text (up to its first ". "), with its period. */
 function firstSentence(text) {
   const i = text.indexOf('. ');

@@ -26,6 +26,7 @@ export class Results {
     $('export-draws').addEventListener('click', () => this.exportDraws());
     $('export-stan').addEventListener('click', () => this.exportStan());
     $('export-report').addEventListener('click', () => this.exportReport());
+    $('export-run-config').addEventListener('click', () => this.exportRunConfig());
   }
 
   clear() {
@@ -130,5 +131,16 @@ export class Results {
   exportReport() {
     if (!this.reportText) return;
     download('privacy.json', this.reportText, 'application/json');
+  }
+
+  /**
+   * The configuration of the run shown, as it started: the one that goes
+   * with its draws and privacy.json, whatever the controls above say now
+   * (a review changed ε while a run was going and the pre-run config.json
+   * then disagreed with the run's privacy report).
+   */
+  exportRunConfig() {
+    if (!this.run) return;
+    download(`config${this.suffix()}.json`, `${JSON.stringify(this.run.cfg, null, 2)}\n`, 'application/json');
   }
 }
