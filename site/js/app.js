@@ -431,6 +431,12 @@ export class App {
     const rec = this.api.recommend(this.info.rows, d, hasPrivate, this.family());
     if (rec === this.recommended) return;
     this.recommended = rec;
+    // The list says which one it is, not only the default selection (a
+    // review: 14 private samplers in alphabetical order, none marked).
+    for (const o of $('algorithm-select').options) {
+      const base = o.textContent.replace(/ \(recommended\)$/, '');
+      o.textContent = o.value === rec ? `${base} (recommended)` : base;
+    }
     if (!this.algorithmChosen) $('algorithm-select').value = rec;
   }
 
