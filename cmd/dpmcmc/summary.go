@@ -30,7 +30,8 @@ func init() {
 // interval, R-hat, bulk/tail ESS and the MCSE of the mean of every parameter
 // (with --model logistic or poisson, also the odds or rate ratios of the
 // coefficients per each predictor's public step, report.Step of its
-// --bound; per 1 without one), followed by the convergence verdict
+// --bound; per 1 without one; with --model linear, the change of the
+// outcome per step), followed by the convergence verdict
 // (diag.Assess; Vehtari et al. 2021). Saved warmup draws are left out. The
 // cells are spelled by core/report, as on the page: with the run's bounds,
 // the table is the page's.
@@ -38,7 +39,7 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("summary", "[--json] [--model M] [--bound COL=LO:HI]... [--private] FILE [FILE...]", stderr)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	private := fs.Bool("private", false, "the draws are a private run's: the verdict and the direction line say what a private run's reader needs (as dpmcmc sample and the page print them)")
-	modelName := fs.String("model", "", "the model that produced the draws (logistic or poisson add the odds or rate ratios of the coefficients, per each predictor's public step)")
+	modelName := fs.String("model", "", "the model that produced the draws (logistic or poisson add the odds or rate ratios of the coefficients, linear the change of the outcome, per each predictor's public step)")
 	var boundFlags listFlag
 	fs.Var(&boundFlags, "bound", "public bound COL=LO:HI of a predictor (repeatable, as in sample): its ratios are per a step from the bound (10^floor(log10((HI-LO)/5)): 5 to 50 steps in the bound; 1 for whole-number bounds less than 5 wide), per 1 without one")
 	files, err := parseFlagsAndFiles(fs, args)
@@ -116,6 +117,8 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 		// heading is the page's caption, which e2e/results compares with it.)
 		heading = report.HeadingNoWarmup(d.NumChains(), n)
 	}
+	// No codings here: a text column given a --bound reads "0", not its
+	// category (sample names it).
 	return writeSummaryTable(stdout, heading, rows, verdict, *modelName, steps, *private, d.Algorithm,
 		report.InterceptNote(*modelName, d.Names, bounds, nil, draws))
 }

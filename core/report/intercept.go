@@ -26,7 +26,8 @@ type Reference struct {
 // column (codes: the text coded 0 of each coded column, "" when none is):
 // their 0 is a category, the natural reference. ok is false when the model
 // has no intercept, no predictor is centred (the intercept is then at a
-// point near the middle of the bounds), or a predictor has no bound.
+// point near the middle of the bounds), a predictor has no bound, or a
+// text column has no category coded 0 (its 0 is none of them).
 func InterceptReference(names []string, bounds map[string][2]float64, codes map[string]string) (ref Reference, ok bool) {
 	if len(names) < 2 || names[0] != "intercept" {
 		return ref, false
@@ -38,10 +39,15 @@ func InterceptReference(names []string, bounds map[string][2]float64, codes map[
 		}
 		code, coded := codes[nm]
 		c, h := (b[0]+b[1])/2, (b[1]-b[0])/2
+		if coded && code == "" {
+			// No category is coded 0: the intercept's point is none of
+			// them, and the note would name a reference that is not one.
+			return Reference{}, false
+		}
 		switch {
-		case coded && code != "":
+		case coded:
 			ref.Zero = append(ref.Zero, nm+" "+code)
-		case coded || b == [2]float64{0, 1} || math.Abs(c) < h/2:
+		case b == [2]float64{0, 1} || math.Abs(c) < h/2:
 			ref.Zero = append(ref.Zero, nm+" 0")
 		default:
 			ref.Centred = append(ref.Centred, nm)

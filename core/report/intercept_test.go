@@ -83,8 +83,13 @@ func TestInterceptNote(t *testing.T) {
 			t.Errorf("%s: %q", name, got)
 		}
 	}
-	// A coded column without a text coded 0 reads "0".
-	if got := ZeroCodes(map[string]map[string]float64{"grade": {"low": 1, "high": 2}}); got["grade"] != "" {
-		t.Errorf("ZeroCodes %v", got)
+	// A coded column without a text coded 0: the intercept's point is no
+	// category of it, so no note names one.
+	grade := ZeroCodes(map[string]map[string]float64{"sex": {"low": 1, "high": 2}})
+	if grade["sex"] != "" {
+		t.Errorf("ZeroCodes %v", grade)
+	}
+	if got := InterceptNote("logistic", names, bounds, grade, chains); got != "" {
+		t.Errorf("a coding without 0: %q", got)
 	}
 }

@@ -640,8 +640,9 @@ export class App {
       blockers.push(`The text coding of ${c} (step 3): ${parseCoding(this.coding[c]).error}.`);
     }
     // A column of text values (a local check on the rows previewed) runs
-    // only once its coding is typed. A number column with a stray word
-    // is left to the engine, whose error names the row.
+    // only once its coding is typed. A number column with a stray word in
+    // its first row is left to the engine, whose error names the row (one
+    // further down is the column error above).
     const uncoded = used.filter((c) => this.textValued(c) && !parseCoding(this.coding[c] ?? ''));
     if (uncoded.length) {
       const them = uncoded.length === 1 ? `${uncoded[0]} holds` : `${uncoded.slice(0, -1).join(', ')} and ${uncoded.at(-1)} hold`;
@@ -666,7 +667,7 @@ export class App {
         : `Each bound needs both a lower and an upper value, lower below upper (${partial.join(', ')}).`);
     }
     if (algo?.private && missing.length) blockers.push(`Fill in every public bound to run a private sampler (missing: ${missing.join(', ')}).`);
-    if (algo?.private && !(eps > 0)) blockers.push('ε must be a positive number.');
+    if (algo?.private && !(eps > 0 && Number.isFinite(eps))) blockers.push('ε must be a positive number.');
     if (algo?.private && !(delta > 0 && delta < 1 / this.info.rows)) blockers.push(`δ must be positive and below 1/n = ${fmt(1 / this.info.rows)}.`);
     const blocker = blockers[0] ?? '';
     this.moreBlockers = blockers.slice(1);
@@ -1125,12 +1126,13 @@ function ordinal(k) {
 /**
  * The number typed in a decimal field: digits with an optional point and
  * exponent ("0.5", ".5", "1e-5", "-3"), surrounding spaces ignored; ""
- * is 0, as Number(""). Anything else is NaN: a decimal comma ("0,5"),
- * "0x10", "Infinity", "1_000".
+ * is 0, as Number(""). Anything else is NaN: spaces alone (callers test
+ * the raw value against "", so a space must not read as 0), a decimal
+ * comma ("0,5"), "0x10", "Infinity", "1_000".
  */
 export function decimal(s) {
+  if (s === '') return 0;
   const t = String(s).trim();
-  if (t === '') return 0;
   return /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t) ? Number(t) : NaN;
 }
 
