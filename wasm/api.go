@@ -213,7 +213,7 @@ func inspectSource(src source, o inspectOptions) inspectResult {
 		opts.TextColumns = slices.DeleteFunc(slices.Clone(header), func(h string) bool { return !asText(h) })
 		t, rep, err = dataset.Load(src.Open(), opts)
 		var pe *dataset.ParseError
-		if err == nil || !errors.Is(err, dataset.ErrNotNumeric) || !errors.As(err, &pe) || !hasLetter(pe.Err.Error()) ||
+		if err == nil || !errors.Is(err, dataset.ErrNotNumeric) || !errors.As(err, &pe) || !wordInNumberCell(pe.Err.Error()) ||
 			!slices.Contains(numeric, pe.ColumnName) || bad[pe.ColumnName] != nil || len(bad)+1 >= len(numeric) {
 			break
 		}
@@ -606,14 +606,15 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-// textNames lists the header's columns typed text, in header order.
-// hasLetter reports whether an error's quoted cell has a letter: the
-// dataset's message then suggests a coding ("forty", "yes"), not the
+// wordInNumberCell reports whether a not-a-number error is about a word
+// ("forty", "yes"): the dataset's message then suggests a coding, not the
 // decimal-comma option ("1,5").
-func hasLetter(msg string) bool {
+func wordInNumberCell(msg string) bool {
 	return strings.Contains(msg, "holds categories")
 }
 
+// textNames lists the header's columns marked in text (a non-zero value),
+// in header order.
 func textNames[V comparable](header []string, text map[string]V) []string {
 	var out []string
 	var zero V

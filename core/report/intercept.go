@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -109,11 +110,7 @@ func InterceptNote(model string, names []string, bounds map[string][2]float64, c
 	}
 	idx := make([]int, len(ref.Centred))
 	for i, nm := range ref.Centred {
-		for j, n := range names {
-			if n == nm {
-				idx[i] = j
-			}
-		}
+		idx[i] = slices.Index(names, nm)
 	}
 	eta := make([][][]float64, len(chains))
 	for c, ch := range chains {
