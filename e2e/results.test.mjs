@@ -150,6 +150,12 @@ for (const { algorithm, model, outcome, epsilon, csv, chains = 2, warmup, draws,
         await page.getByTestId('scale-select').selectOption('auto');
         const [cfg] = await downloads(page, 'export-config');
         assert.equal(JSON.parse(cfg.text).model.scale, 'auto');
+        // HMC's metric (advanced settings): the config carries it.
+        assert.equal(JSON.parse(cfg.text).settings?.metric, undefined);
+        await page.getByTestId('metric-select').selectOption('diag');
+        const [diag] = await downloads(page, 'export-config');
+        assert.equal(JSON.parse(diag.text).settings.metric, 'diag');
+        await page.getByTestId('metric-select').selectOption('');
       } else if (screenshot || algorithm.startsWith('dp-')) {
         assert.equal(await hint.isHidden(), true);
       }

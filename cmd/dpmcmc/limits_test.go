@@ -85,6 +85,7 @@ func TestImpossibleSettingsRefused(t *testing.T) {
 		{"lambda NaN", append(clone(priv), "--lambda", "NaN", "--format", "stan", "--epsilon", "1", "--delta", "1e-5"), "lambda must be a finite number > 0 (got NaN)", 1},
 		{"chi infinite", append(clone(priv), "--chi", "Inf", "--epsilon", "1", "--delta", "1e-5"), "chi must be a finite number > 0 (got +Inf)", 1},
 		{"box infinite", append(clone(priv), "--box", "Inf", "--epsilon", "1", "--delta", "1e-5"), "box must be a finite number > 0 (got +Inf)", 1},
+		{"metric unknown", append(clone(priv[:len(priv)-1]), "hmc", "--metric", "full"), `metric must be dense or diag (got "full")`, 1},
 		{"target-accept 1", append(clone(priv), "--target-accept", "1", "--epsilon", "1", "--delta", "1e-5"), "target-accept must be in (0, 1) (got 1)", 1},
 		{"ops inner iterations too many", append(clone(priv[:len(priv)-1]), "ops", "--box", "10", "--inner-iterations", "100000000", "--epsilon", "1", "--delta", "1e-5"), "inner-iterations must be between 1 and 1000000 (got 100000000)", 1},
 		// Found by the CLI review (2026-11-27): each used to be reported as

@@ -76,6 +76,7 @@ func (f *sampleFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.Settings.NoAdapt, "no-adapt", false, "do not adapt the step during warmup")
 	fs.Float64Var(&c.Settings.TargetAccept, "target-accept", 0, "target acceptance rate of warmup adaptation")
 	fs.StringVar(&c.Settings.Jitter, "jitter", "", "HMC step jitter: none, uniform, halton")
+	fs.StringVar(&c.Settings.Metric, "metric", "", "metric HMC adapts during warmup: dense (default: the chains' covariance, for correlated coefficients) or diag")
 	fs.Float64Var(&c.Settings.Lambda, "lambda", 0, "TunaMH/DP-Fast MH constant λ")
 	fs.Float64Var(&c.Settings.Chi, "chi", 0, "TunaMH χ in λ = χC²M²")
 	fs.Float64Var(&c.Settings.Box, "box", 0, "bound every parameter to [-BOX, BOX] (kernels that need bounded parameters)")
@@ -382,6 +383,9 @@ func overlay(dst, src *run.Config, set map[string]bool) {
 	}
 	if set["jitter"] {
 		d.Jitter = s.Jitter
+	}
+	if set["metric"] {
+		d.Metric = s.Metric
 	}
 	if set["lambda"] {
 		d.Lambda = s.Lambda
@@ -904,16 +908,30 @@ func clipLines(c dataset.ClipCounts, cfg *run.Config) []string {
 // leapfrog steps), so the first Ctrl-C also says so and restores the
 // default action: a second one ends the process at once, writing nothing
 // (nothing is released, so nothing needs a report). stop releases the
-// signal.
+// signal. A second Ctrl-C that reaches the channel before the first is
+// read (a loaded machine, two presses 0.1 s apart) waits there, since it
+// holds two, and ends the process too: with room for one it was dropped,
+// and the run went on to its end. Two presses that arrive before the
+// process runs at all are one signal to the operating system (pending
+// signals of one kind are not queued), so no handler can count them.
 func interruptContext(stderr io.Writer) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	sig := make(chan os.Signal, 1)
+	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt)
+	quitIfAgain := func() {
+		select {
+		case <-sig:
+			os.Exit(130) // 128 + SIGINT, as the default action's status reads in a shell
+		default:
+		}
+	}
 	go func() {
 		select {
 		case <-sig:
-			signal.Stop(sig)
 			fmt.Fprintln(stderr, "\ninterrupt: each chain stops after its current iteration, then what ran is written and charged; Ctrl-C again quits at once and writes nothing")
+			quitIfAgain()
+			signal.Stop(sig)
+			quitIfAgain() // a second one delivered before Stop took effect
 			cancel()
 		case <-ctx.Done():
 		}

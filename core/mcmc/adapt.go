@@ -102,19 +102,30 @@ const (
 	winBase       = 25
 )
 
-// varianceWindows is Stan's windowed diagonal-metric adaptation schedule
-// with a Welford variance estimator (allocated once).
+// varianceWindows is Stan's windowed metric adaptation schedule with a
+// Welford variance estimator (allocated once); with cross set it also
+// accumulates the co-moments for a dense metric.
 type varianceWindows struct {
 	warmup                 int
 	initBuf, termBuf, size int
 	next, counter          int
 	on                     bool
 	n                      int
-	mean, m2               []float64
+	mean, m2, dx           []float64
+	cross                  []float64 // d × d co-moments Σ(x − x̄)(x − x̄)ᵀ, nil for a diagonal metric
+	covReady               bool      // the last window wrote a covariance
 }
 
 func newVarianceWindows(d int) *varianceWindows {
-	return &varianceWindows{mean: make([]float64, d), m2: make([]float64, d)}
+	return &varianceWindows{mean: make([]float64, d), m2: make([]float64, d), dx: make([]float64, d)}
+}
+
+// newCovarianceWindows is newVarianceWindows that also estimates the
+// covariance (observe's cov).
+func newCovarianceWindows(d int) *varianceWindows {
+	w := newVarianceWindows(d)
+	w.cross = make([]float64, d*d)
+	return w
 }
 
 // plan sets the schedule for a warmup of the given length.
@@ -128,8 +139,16 @@ func (w *varianceWindows) plan(warmup int) {
 		w.size = warmup - (w.initBuf + w.termBuf)
 	}
 	w.next = w.initBuf + w.size - 1
+	w.reset()
+}
+
+func (w *varianceWindows) reset() {
+	w.n = 0
 	for j := range w.mean {
 		w.mean[j], w.m2[j] = 0, 0
+	}
+	for j := range w.cross {
+		w.cross[j] = 0
 	}
 }
 
@@ -155,9 +174,13 @@ func (w *varianceWindows) computeNext() {
 }
 
 // observe records the position after one warmup iteration. When a slow
-// window ends it writes the regularised variance into invMetric and reports
-// true.
-func (w *varianceWindows) observe(theta, invMetric []float64) bool {
+// window ends it writes the regularised variance into invMetric and, for
+// windows made by newCovarianceWindows with cov non-nil, the regularised
+// d × d covariance into cov (Stan's: (k/(k+5))·Ĉ + 10⁻³·(5/(k+5))·I over
+// the window's k states), and reports true. The covariance is written only
+// from k ≥ 2d states (covReady): from fewer it is nearly singular, and a
+// dense metric would freeze the chain in the directions it did not see.
+func (w *varianceWindows) observe(theta, invMetric, cov []float64) bool {
 	if !w.on {
 		return false
 	}
@@ -166,23 +189,44 @@ func (w *varianceWindows) observe(theta, invMetric []float64) bool {
 		k := float64(w.n)
 		for j, x := range theta {
 			dx := x - w.mean[j]
+			w.dx[j] = dx
 			w.mean[j] += dx / k
 			w.m2[j] += dx * (x - w.mean[j])
+		}
+		if w.cross != nil {
+			// Welford's co-moment: the deviation from the old mean times
+			// the deviation from the new one.
+			d := len(theta)
+			for j := range d {
+				for l := range d {
+					w.cross[j*d+l] += w.dx[j] * (theta[l] - w.mean[l])
+				}
+			}
 		}
 	}
 	if w.endOfWindow() {
 		w.computeNext()
+		w.covReady = false
 		if w.n >= 2 {
 			k := float64(w.n)
+			shrink, ridge := k/(k+5), 1e-3*(5/(k+5))
 			for j := range invMetric {
-				v := w.m2[j] / (k - 1)
-				invMetric[j] = (k/(k+5))*v + 1e-3*(5/(k+5))
+				invMetric[j] = shrink*w.m2[j]/(k-1) + ridge
+			}
+			if d := len(invMetric); cov != nil && w.cross != nil && w.n >= 2*d {
+				w.covReady = true
+				for j := range d {
+					for l := range d {
+						if l == j {
+							cov[j*d+l] = invMetric[j]
+						} else {
+							cov[j*d+l] = shrink * (w.cross[j*d+l] + w.cross[l*d+j]) / (2 * (k - 1))
+						}
+					}
+				}
 			}
 		}
-		w.n = 0
-		for j := range w.mean {
-			w.mean[j], w.m2[j] = 0, 0
-		}
+		w.reset()
 		w.counter++
 		return true
 	}
@@ -236,7 +280,7 @@ func (a *dpMetric) plan(warmup int) {
 // observe records a warmup state; when a window ends it rescales metric
 // (variances per coordinate) in place and reports true.
 func (a *dpMetric) observe(theta, metric []float64) bool {
-	if a == nil || !a.w.observe(theta, a.est) {
+	if a == nil || !a.w.observe(theta, a.est, nil) {
 		return false
 	}
 	var lw, lv, vmax float64

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/dpmcmc/dpmcmc/core/mathx"
 	"github.com/dpmcmc/dpmcmc/core/model"
 	"github.com/dpmcmc/dpmcmc/core/rng"
 )
@@ -29,6 +30,19 @@ import (
 // TargetAccept (default 0.8, Stan's); with AdaptMetric too, the diagonal
 // inverse metric is estimated in Stan's windows (adapt.go), which needs the
 // warmup length (PlanWarmup; Sample calls it).
+//
+// With DenseMetric as well, the windows estimate the chain's covariance Σ
+// (regularised as Stan's dense_e) and the inverse metric becomes M⁻¹ = Σ =
+// LLᵀ: p = L⁻ᵀz with z ~ N(0, I), kinetic energy ½‖Lᵀp‖², and the position
+// step θ ← θ + η·L(Lᵀp). In the coordinates u = L⁻¹θ this is HMC with the
+// identity metric, so a posterior whose coefficients are strongly
+// correlated (a predictor that is 0 whenever another is at one level) is
+// explored as a round one: the trajectory of L steps crosses it instead of
+// zig-zagging along its narrow direction. Each step costs O(d²) more, small
+// against the O(n·d) gradient. Until the first window ends the metric is the
+// diagonal one; a window of fewer than 2d states, or a covariance that is
+// not positive definite (it cannot be, with the ridge, unless the states
+// overflow), sets the diagonal metric instead.
 type HMC struct {
 	m      model.Model
 	cfg    HMCConfig
@@ -37,6 +51,8 @@ type HMC struct {
 	jitter StepJitter
 
 	invM, sqrtM   []float64 // M⁻¹ diagonal and √M (momentum sd)
+	chol          []float64 // dense M⁻¹ = LLᵀ: L, d × d row-major lower triangle; nil while the metric is diagonal
+	cov, u        []float64 // dense adaptation: the window's covariance (d × d) and scratch (len d)
 	theta, thNew  []float64
 	grad, gradNew []float64 // ∇log π at θ and along the trajectory
 	p, tmp, buf   []float64 // momentum, scratch (len d), scratch (len N)
@@ -63,6 +79,9 @@ type HMCConfig struct {
 	Adapt bool `json:"adapt,omitempty"`
 	// AdaptMetric also estimates InvMetric during warmup (needs Adapt).
 	AdaptMetric bool `json:"adapt_metric,omitempty"`
+	// DenseMetric makes AdaptMetric estimate a dense inverse metric (the
+	// chain's covariance) instead of a diagonal one (needs AdaptMetric).
+	DenseMetric bool `json:"dense_metric,omitempty"`
 	// TargetAccept is the dual-averaging target (default 0.8).
 	TargetAccept float64 `json:"target_accept,omitempty"`
 	// MaxEnergyError marks a trajectory divergent (default 1000).
@@ -83,6 +102,9 @@ func NewHMC(m model.Model, cfg HMCConfig) (*HMC, error) {
 	}
 	if cfg.AdaptMetric && !cfg.Adapt {
 		return nil, fmt.Errorf("mcmc: hmc adapt_metric needs adapt")
+	}
+	if cfg.DenseMetric && !cfg.AdaptMetric {
+		return nil, fmt.Errorf("mcmc: hmc dense_metric needs adapt_metric")
 	}
 	invM, err := checkScale(cfg.InvMetric, d)
 	if err != nil {
@@ -117,7 +139,11 @@ func NewHMC(m model.Model, cfg HMCConfig) (*HMC, error) {
 	if cfg.Adapt {
 		k.da = NewDualAveraging(cfg.Step, cfg.TargetAccept)
 	}
-	if cfg.AdaptMetric {
+	switch {
+	case cfg.DenseMetric:
+		k.windows = newCovarianceWindows(d)
+		k.cov, k.u = make([]float64, d*d), make([]float64, d)
+	case cfg.AdaptMetric:
 		k.windows = newVarianceWindows(d)
 	}
 	return k, nil
@@ -126,6 +152,29 @@ func NewHMC(m model.Model, cfg HMCConfig) (*HMC, error) {
 func (k *HMC) setMetric() {
 	for j, v := range k.invM {
 		k.sqrtM[j] = 1 / math.Sqrt(v)
+	}
+}
+
+// setDense factors the window's covariance into chol when the window
+// wrote one (ready); otherwise, or when it is not positive definite, the
+// (new) diagonal metric is used.
+func (k *HMC) setDense(ready bool) {
+	if !ready {
+		k.chol = nil
+		return
+	}
+	if k.chol == nil {
+		k.chol = make([]float64, k.d*k.d) // once per chain, at the first window's end
+	}
+	copy(k.chol, k.cov)
+	if !mathx.Cholesky(k.chol, k.d) {
+		k.chol = nil
+		return
+	}
+	for i := range k.d { // clear the upper triangle: L only
+		for j := i + 1; j < k.d; j++ {
+			k.chol[i*k.d+j] = 0
+		}
 	}
 }
 
@@ -141,8 +190,14 @@ func (k *HMC) Position() []float64 { return k.theta }
 // StepSize is the current (unjittered) leapfrog step ε.
 func (k *HMC) StepSize() float64 { return k.step }
 
-// InvMetric is the current diagonal inverse metric (owned by the kernel).
+// InvMetric is the diagonal of the current inverse metric (owned by the
+// kernel).
 func (k *HMC) InvMetric() []float64 { return k.invM }
+
+// DenseInvMetricFactor is L of the current dense inverse metric M⁻¹ = LLᵀ
+// (d × d row-major, lower triangle; owned by the kernel), or nil while the
+// metric is diagonal.
+func (k *HMC) DenseInvMetricFactor() []float64 { return k.chol }
 
 // Init implements Kernel.
 func (k *HMC) Init(theta0 []float64) error {
@@ -166,10 +221,19 @@ func (k *HMC) Step(r rng.Streams) Info {
 	}
 	eta := k.step * k.jitter.Factor(r.Public)
 	kin0 := 0.0
-	for j := range k.p {
-		pj := k.sqrtM[j] * r.Public.NormFloat64()
-		k.p[j] = pj
-		kin0 += k.invM[j] * pj * pj
+	if k.chol != nil {
+		for j := range k.p {
+			z := r.Public.NormFloat64()
+			k.p[j] = z
+			kin0 += z * z // ½pᵀM⁻¹p = ½‖Lᵀp‖² = ½‖z‖²
+		}
+		mathx.SolveLowerT(k.chol, k.d, k.p) // p = L⁻ᵀz ~ N(0, M)
+	} else {
+		for j := range k.p {
+			pj := k.sqrtM[j] * r.Public.NormFloat64()
+			k.p[j] = pj
+			kin0 += k.invM[j] * pj * pj
+		}
 	}
 	h0 := -k.logPost + kin0/2
 
@@ -178,9 +242,16 @@ func (k *HMC) Step(r rng.Streams) Info {
 	L := k.cfg.Steps
 	var ll float64
 	for l := 0; l < L; l++ {
-		for j := range k.p {
-			k.p[j] += eta / 2 * k.gradNew[j]
-			k.thNew[j] += eta * k.invM[j] * k.p[j]
+		if k.chol != nil {
+			for j := range k.p {
+				k.p[j] += eta / 2 * k.gradNew[j]
+			}
+			k.addDenseVelocity(eta)
+		} else {
+			for j := range k.p {
+				k.p[j] += eta / 2 * k.gradNew[j]
+				k.thNew[j] += eta * k.invM[j] * k.p[j]
+			}
 		}
 		if lp := k.m.LogPrior(k.thNew); math.IsInf(lp, -1) || math.IsNaN(lp) {
 			return Info{Rows: l * k.n, Divergent: true}
@@ -196,10 +267,7 @@ func (k *HMC) Step(r rng.Streams) Info {
 	}
 	lp := k.m.LogPrior(k.thNew)
 	logPost := ll + lp
-	kin1 := 0.0
-	for j, pj := range k.p {
-		kin1 += k.invM[j] * pj * pj
-	}
+	kin1 := k.kinetic2()
 	dH := -logPost + kin1/2 - h0 // H(θ', p') − H(θ, p)
 	info := Info{Rows: (L + 1) * k.n}
 	if dH != dH || dH > k.cfg.MaxEnergyError {
@@ -214,6 +282,31 @@ func (k *HMC) Step(r rng.Streams) Info {
 		info.Accepted = true
 	}
 	return info
+}
+
+// addDenseVelocity moves thNew by η·M⁻¹p = η·L(Lᵀp) (dense metric).
+func (k *HMC) addDenseVelocity(eta float64) {
+	mathx.MulLowerT(k.chol, k.d, k.p, k.u)
+	mathx.MulLower(k.chol, k.d, k.u, k.tmp)
+	for j, v := range k.tmp {
+		k.thNew[j] += eta * v
+	}
+}
+
+// kinetic2 is pᵀM⁻¹p, twice the kinetic energy.
+func (k *HMC) kinetic2() float64 {
+	s := 0.0
+	if k.chol != nil {
+		mathx.MulLowerT(k.chol, k.d, k.p, k.u)
+		for _, v := range k.u {
+			s += v * v
+		}
+		return s
+	}
+	for j, pj := range k.p {
+		s += k.invM[j] * pj * pj
+	}
+	return s
 }
 
 // logLikGradPost returns Σ_i ℓ_i(θ) and writes ∇log π(θ) into grad: one
@@ -246,8 +339,11 @@ func (k *HMC) Adapt(it int, info Info) {
 		return
 	}
 	k.step = k.da.Update(info.AcceptProb)
-	if k.windows != nil && k.windows.observe(k.theta, k.invM) {
+	if k.windows != nil && k.windows.observe(k.theta, k.invM, k.cov) {
 		k.setMetric()
+		if k.cov != nil {
+			k.setDense(k.windows.covReady)
+		}
 		k.da.Restart(k.step)
 	}
 }

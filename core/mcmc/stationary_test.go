@@ -164,6 +164,9 @@ var stationaryCases = []stationaryCase{
 	{"hmc", func(m *gaussMean) (Kernel, error) {
 		return NewHMC(m, HMCConfig{Step: 0.05, Steps: 8, Jitter: JitterConfig{Kind: "uniform"}, Adapt: true, AdaptMetric: true})
 	}, 1000, 40000},
+	{"hmc-dense", func(m *gaussMean) (Kernel, error) {
+		return NewHMC(m, HMCConfig{Step: 0.05, Steps: 8, Jitter: JitterConfig{Kind: "uniform"}, Adapt: true, AdaptMetric: true, DenseMetric: true})
+	}, 1000, 40000},
 	{"hmc-halton-fixed", func(m *gaussMean) (Kernel, error) {
 		return NewHMC(m, HMCConfig{Step: 0.06, Steps: 5, Jitter: JitterConfig{Kind: "halton", Width: 0.3}})
 	}, 500, 40000},

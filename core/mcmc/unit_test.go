@@ -70,7 +70,7 @@ func TestVarianceWindowsStan(t *testing.T) {
 	inv := []float64{1}
 	var ends []int
 	for it := 0; it < 1000; it++ {
-		if w.observe([]float64{float64(it % 7)}, inv) {
+		if w.observe([]float64{float64(it % 7)}, inv, nil) {
 			ends = append(ends, it)
 		}
 	}
@@ -87,7 +87,7 @@ func TestVarianceWindowsStan(t *testing.T) {
 	w.plan(100)
 	ends = ends[:0]
 	for it := 0; it < 100; it++ {
-		if w.observe([]float64{float64(it % 7)}, inv) {
+		if w.observe([]float64{float64(it % 7)}, inv, nil) {
 			ends = append(ends, it)
 		}
 	}

@@ -3,55 +3,26 @@ package noiseaware
 import (
 	"errors"
 	"math"
+
+	"github.com/dpmcmc/dpmcmc/core/mathx"
 )
 
 var errNotPD = errors.New("noise-aware: matrix is not positive definite")
 
 // cholesky overwrites the lower triangle of the d × d row-major matrix a
-// with L, a = LLᵀ (the upper triangle is left as is). It allocates nothing.
+// with L, a = LLᵀ (mathx.Cholesky). It allocates nothing.
 func cholesky(a []float64, d int) error {
-	for j := range d {
-		s := a[j*d+j]
-		for k := range j {
-			s -= a[j*d+k] * a[j*d+k]
-		}
-		if !(s > 0) {
-			return errNotPD
-		}
-		ljj := math.Sqrt(s)
-		a[j*d+j] = ljj
-		for i := j + 1; i < d; i++ {
-			s := a[i*d+j]
-			for k := range j {
-				s -= a[i*d+k] * a[j*d+k]
-			}
-			a[i*d+j] = s / ljj
-		}
+	if !mathx.Cholesky(a, d) {
+		return errNotPD
 	}
 	return nil
 }
 
 // forward solves L x = b in place (L lower triangular in a).
-func forward(a []float64, d int, b []float64) {
-	for i := range d {
-		s := b[i]
-		for k := range i {
-			s -= a[i*d+k] * b[k]
-		}
-		b[i] = s / a[i*d+i]
-	}
-}
+func forward(a []float64, d int, b []float64) { mathx.SolveLower(a, d, b) }
 
 // backward solves Lᵀ x = b in place.
-func backward(a []float64, d int, b []float64) {
-	for i := d - 1; i >= 0; i-- {
-		s := b[i]
-		for k := i + 1; k < d; k++ {
-			s -= a[k*d+i] * b[k]
-		}
-		b[i] = s / a[i*d+i]
-	}
-}
+func backward(a []float64, d int, b []float64) { mathx.SolveLowerT(a, d, b) }
 
 // cholSolve solves a x = b for symmetric positive definite a (copied).
 func cholSolve(a []float64, d int, b, x []float64) error {

@@ -144,6 +144,10 @@ type Settings struct {
 	TargetAccept float64 `json:"target_accept,omitempty"`
 	// Jitter is the HMC step jitter: "none", "uniform" or "halton".
 	Jitter string `json:"jitter,omitempty"`
+	// Metric is the metric non-private HMC adapts during warmup: "dense"
+	// (the default: the chains' covariance, for correlated coefficients)
+	// or "diag" (Stan's default diag_e).
+	Metric string `json:"metric,omitempty"`
 	// Lambda and Chi set TunaMH's λ = Lambda + Chi·C²M².
 	Lambda float64 `json:"lambda,omitempty"`
 	Chi    float64 `json:"chi,omitempty"`
@@ -363,6 +367,9 @@ func (c *Config) Validate() error {
 	}
 	if !(s.TargetAccept >= 0 && s.TargetAccept < 1) {
 		add("target-accept must be in (0, 1) (got %v)", s.TargetAccept)
+	}
+	if s.Metric != "" && s.Metric != "dense" && s.Metric != "diag" {
+		add("metric must be dense or diag (got %q)", s.Metric)
 	}
 	for _, v := range []struct {
 		name string

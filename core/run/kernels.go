@@ -27,11 +27,12 @@ var algorithms = map[string]algorithm{
 	"barker": {doc: "random walk with Barker's acceptance test", build: func(m model.Model, s Settings) (mcmc.Kernel, error) {
 		return mcmc.NewBarker(m, mcmc.BarkerConfig{Step: or(s.Step, 0.1)})
 	}},
-	"hmc": {doc: "Hamiltonian Monte Carlo (leapfrog, jittered step, warmup adaptation of step and diagonal metric)", build: func(m model.Model, s Settings) (mcmc.Kernel, error) {
+	"hmc": {doc: "Hamiltonian Monte Carlo (leapfrog, jittered step, warmup adaptation of step and a dense metric; --metric diag for a diagonal one)", build: func(m model.Model, s Settings) (mcmc.Kernel, error) {
 		return mcmc.NewHMC(m, mcmc.HMCConfig{
 			Step: or(s.Step, 0.1), Steps: orInt(s.Leapfrog, 10),
 			Jitter: mcmc.JitterConfig{Kind: orStr(s.Jitter, "uniform")},
-			Adapt:  !s.NoAdapt, AdaptMetric: !s.NoAdapt, TargetAccept: s.TargetAccept,
+			Adapt:  !s.NoAdapt, AdaptMetric: !s.NoAdapt, DenseMetric: !s.NoAdapt && s.Metric != "diag",
+			TargetAccept: s.TargetAccept,
 		})
 	}},
 	"mala": {doc: "Metropolis-adjusted Langevin algorithm", build: func(m model.Model, s Settings) (mcmc.Kernel, error) {

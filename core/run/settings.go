@@ -18,7 +18,7 @@ import (
 var settingsRead = map[string][]string{
 	"mh":             {"step", "no_adapt", "target_accept"},
 	"barker":         {"step"},
-	"hmc":            {"step", "leapfrog", "jitter", "no_adapt", "target_accept"},
+	"hmc":            {"step", "leapfrog", "jitter", "metric", "no_adapt", "target_accept"},
 	"mala":           {"step", "no_adapt", "target_accept"},
 	"tunamh":         {"step", "lambda", "chi", "box"},
 	"dp-penalty":     {"step", "clip", "tau", "ocu", "grw", "no_adapt", "target_accept", "box"},

@@ -12,7 +12,7 @@ import (
 
 // settingValues are valid non-default values of every setting, by JSON name.
 var settingValues = map[string]any{
-	"step": 0.037, "leapfrog": 3, "no_adapt": true, "target_accept": 0.7, "jitter": "halton",
+	"step": 0.037, "leapfrog": 3, "no_adapt": true, "target_accept": 0.7, "jitter": "halton", "metric": "diag",
 	"lambda": 0.5, "chi": 1e-4, "box": 7.0, "clip": 0.9, "grad_clip": 0.8, "tau": 0.3, "tau_grad": 0.4,
 	"ocu": true, "grw": true, "mala_a": 0.5, "inner_iterations": 20, "batch": 50, "sampling": "poisson",
 	"barker_c": 1.5, "batch_cap": 30, "step_epsilon": 0.01, "step_delta": 1e-7, "noise_multiplier": 2.0,
