@@ -2,6 +2,7 @@ package mcmc
 
 import (
 	"flag"
+	"fmt"
 	"testing"
 )
 
@@ -35,6 +36,23 @@ func BenchmarkStep(b *testing.B) {
 		{"hmc", func(m *logisticModel) (Kernel, error) {
 			return NewHMC(m, HMCConfig{Step: 0.01, Steps: 10, Jitter: JitterConfig{Kind: "uniform"}})
 		}},
+		{"hmc-dense", func(m *logisticModel) (Kernel, error) {
+			// A dense metric needs a warmup window of at least 2d states:
+			// 250 warmup iterations (Stan's windows: the last holds 100) set it
+			// before timing.
+			k, err := NewHMC(m, HMCConfig{Step: 0.01, Steps: 10, Jitter: JitterConfig{Kind: "uniform"}, Adapt: true, AdaptMetric: true, DenseMetric: true})
+			if err != nil {
+				return nil, err
+			}
+			if err := k.Init(make([]float64, m.d)); err != nil {
+				return nil, err
+			}
+			Sample(k, testStreams(2), 250, 0, nil, nil)
+			if k.DenseInvMetricFactor() == nil {
+				return nil, fmt.Errorf("no dense metric after 250 warmup iterations")
+			}
+			return k, nil
+		}},
 		{"tunamh", func(m *logisticModel) (Kernel, error) {
 			return NewTunaMH(m, TunaMHConfig{Step: 0.01 / float64(m.d), Lambda: 0.01 * float64(m.n)})
 		}},
@@ -56,8 +74,10 @@ func BenchmarkStep(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					if err := k.Init(make([]float64, s.d)); err != nil {
-						b.Fatal(err)
+					if kc.name != "hmc-dense" { // hmc-dense starts warmed up
+						if err := k.Init(make([]float64, s.d)); err != nil {
+							b.Fatal(err)
+						}
 					}
 					r := testStreams(1)
 					rows := 0

@@ -114,6 +114,10 @@ func TestHMCDenseMetric(t *testing.T) {
 		}
 	}
 	checkMoments(t, dense, d, mean, cov)
+	r := testStreams(6)
+	if a := testing.AllocsPerRun(100, func() { k.Step(r) }); a != 0 {
+		t.Errorf("dense metric: %v allocs per Step", a)
+	}
 	diagOut, _ := run(false)
 	// Effective draws of the first coordinate: along the ridge, which a
 	// diagonal metric crosses by steps of the narrow direction's size
