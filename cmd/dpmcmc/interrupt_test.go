@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -233,7 +234,7 @@ func TestSecondInterruptQuitsAtOnce(t *testing.T) {
 	out := filepath.Join(dir, "draws.csv")
 	cmd := exec.Command(bin, "sample", "--data", data, "--model", "logistic", "--outcome", "y", "--algorithm", "hmc",
 		"--leapfrog", "1024", "--no-adapt", "--step", "0.0001", "--chains", "1", "--warmup", "0", "--draws", "50", "--out", out)
-	var stderr strings.Builder
+	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -242,7 +243,13 @@ func TestSecondInterruptQuitsAtOnce(t *testing.T) {
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond)
+	// The second press follows the first one's message, as a user's does:
+	// two presses before the process has handled the first are one signal
+	// to the Go runtime (which merges a pending signal with a new one of the
+	// same kind), and on a loaded machine that took longer than 0.1 s.
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(stderr.String(), "Ctrl-C again quits at once") && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
 	sent := time.Now()
 	_ = cmd.Process.Signal(os.Interrupt)
 	err := cmd.Wait()
@@ -259,4 +266,23 @@ func TestSecondInterruptQuitsAtOnce(t *testing.T) {
 	if s := stderr.String(); !strings.Contains(s, "Ctrl-C again quits at once and writes nothing") {
 		t.Errorf("the first interrupt says nothing:\n%s", tail(s))
 	}
+}
+
+// lockedBuffer is a strings.Builder that a test can read while a
+// subprocess's output is copied into it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

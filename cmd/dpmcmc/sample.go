@@ -908,30 +908,16 @@ func clipLines(c dataset.ClipCounts, cfg *run.Config) []string {
 // leapfrog steps), so the first Ctrl-C also says so and restores the
 // default action: a second one ends the process at once, writing nothing
 // (nothing is released, so nothing needs a report). stop releases the
-// signal. A second Ctrl-C that reaches the channel before the first is
-// read (a loaded machine, two presses 0.1 s apart) waits there, since it
-// holds two, and ends the process too: with room for one it was dropped,
-// and the run went on to its end. Two presses that arrive before the
-// process runs at all are one signal to the operating system (pending
-// signals of one kind are not queued), so no handler can count them.
+// signal.
 func interruptContext(stderr io.Writer) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	sig := make(chan os.Signal, 2)
+	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt)
-	quitIfAgain := func() {
-		select {
-		case <-sig:
-			os.Exit(130) // 128 + SIGINT, as the default action's status reads in a shell
-		default:
-		}
-	}
 	go func() {
 		select {
 		case <-sig:
-			fmt.Fprintln(stderr, "\ninterrupt: each chain stops after its current iteration, then what ran is written and charged; Ctrl-C again quits at once and writes nothing")
-			quitIfAgain()
 			signal.Stop(sig)
-			quitIfAgain() // a second one delivered before Stop took effect
+			fmt.Fprintln(stderr, "\ninterrupt: each chain stops after its current iteration, then what ran is written and charged; Ctrl-C again quits at once and writes nothing")
 			cancel()
 		case <-ctx.Done():
 		}

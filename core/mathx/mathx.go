@@ -7,6 +7,13 @@
 // the command-line tool and the page produce identical draws for the same
 // config, seed and noise key.
 //
+// That also needs the compiler not to fuse x*y + z into one rounding
+// anywhere on the path from the data to a draw. The Go spec allows it; gc
+// does it on arm64 and on amd64 built with GOAMD64=v3 or above, and not on
+// amd64 at its default GOAMD64=v1, which every build here uses (build.sh
+// and the Makefile set no GOAMD64). A native build on arm64 or with v3
+// gives draws that differ from the page's in the last bits.
+//
 // Both use the classic argument reduction and minimax polynomials of
 // Sun Microsystems' fdlibm (the algorithms behind most C libraries'
 // exp and log): accuracy within 1 ulp.

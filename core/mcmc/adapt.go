@@ -211,7 +211,7 @@ func (w *varianceWindows) observe(theta, invMetric, cov []float64) bool {
 			k := float64(w.n)
 			shrink, ridge := k/(k+5), 1e-3*(5/(k+5))
 			for j := range invMetric {
-				invMetric[j] = shrink*w.m2[j]/(k-1) + ridge
+				invMetric[j] = shrink*(w.m2[j]/(k-1)) + ridge // the order of the diagonal-only code before the dense metric: the same bits
 			}
 			if d := len(invMetric); cov != nil && w.cross != nil && w.n >= 2*d {
 				w.covReady = true

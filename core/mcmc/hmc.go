@@ -39,10 +39,13 @@ import (
 // correlated (a predictor that is 0 whenever another is at one level) is
 // explored as a round one: the trajectory of L steps crosses it instead of
 // zig-zagging along its narrow direction. Each step costs O(d²) more, small
-// against the O(n·d) gradient. Until the first window ends the metric is the
-// diagonal one; a window of fewer than 2d states, or a covariance that is
-// not positive definite (it cannot be, with the ridge, unless the states
-// overflow), sets the diagonal metric instead.
+// against the O(n·d) gradient. Until a window of at least 2d states ends
+// the metric is the diagonal one. A later window of fewer states (the last
+// window at some warmup lengths) keeps the dense metric in use. A
+// covariance that is not positive definite sets the window's diagonal
+// metric instead: the ridge prevents this unless the states are nearly
+// collinear at a scale where the ridge is below their rounding (e.g.
+// coordinates near 10⁶).
 type HMC struct {
 	m      model.Model
 	cfg    HMCConfig
@@ -51,7 +54,8 @@ type HMC struct {
 	jitter StepJitter
 
 	invM, sqrtM   []float64 // M⁻¹ diagonal and √M (momentum sd)
-	chol          []float64 // dense M⁻¹ = LLᵀ: L, d × d row-major lower triangle; nil while the metric is diagonal
+	chol          []float64 // dense M⁻¹ = LLᵀ: L, d × d row-major lower triangle (DenseMetric only)
+	dense         bool      // the dense metric chol is in use (else the diagonal invM)
 	cov, u        []float64 // dense adaptation: the window's covariance (d × d) and scratch (len d)
 	theta, thNew  []float64
 	grad, gradNew []float64 // ∇log π at θ and along the trajectory
@@ -142,7 +146,7 @@ func NewHMC(m model.Model, cfg HMCConfig) (*HMC, error) {
 	switch {
 	case cfg.DenseMetric:
 		k.windows = newCovarianceWindows(d)
-		k.cov, k.u = make([]float64, d*d), make([]float64, d)
+		k.cov, k.chol, k.u = make([]float64, d*d), make([]float64, d*d), make([]float64, d)
 	case cfg.AdaptMetric:
 		k.windows = newVarianceWindows(d)
 	}
@@ -156,19 +160,26 @@ func (k *HMC) setMetric() {
 }
 
 // setDense factors the window's covariance into chol when the window
-// wrote one (ready); otherwise, or when it is not positive definite, the
-// (new) diagonal metric is used.
+// wrote one (ready). A window too short for a covariance keeps the dense
+// metric in use, if there is one (its diagonal goes back into invM), and
+// otherwise leaves the window's diagonal metric; a covariance that is not
+// positive definite sets that diagonal metric too.
 func (k *HMC) setDense(ready bool) {
 	if !ready {
-		k.chol = nil
+		if k.dense {
+			for j := range k.d { // invM = diag(LLᵀ)
+				s := 0.0
+				for c := 0; c <= j; c++ {
+					s += k.chol[j*k.d+c] * k.chol[j*k.d+c]
+				}
+				k.invM[j] = s
+			}
+			k.setMetric()
+		}
 		return
 	}
-	if k.chol == nil {
-		k.chol = make([]float64, k.d*k.d) // once per chain, at the first window's end
-	}
 	copy(k.chol, k.cov)
-	if !mathx.Cholesky(k.chol, k.d) {
-		k.chol = nil
+	if k.dense = mathx.Cholesky(k.chol, k.d); !k.dense {
 		return
 	}
 	for i := range k.d { // clear the upper triangle: L only
@@ -197,7 +208,12 @@ func (k *HMC) InvMetric() []float64 { return k.invM }
 // DenseInvMetricFactor is L of the current dense inverse metric M⁻¹ = LLᵀ
 // (d × d row-major, lower triangle; owned by the kernel), or nil while the
 // metric is diagonal.
-func (k *HMC) DenseInvMetricFactor() []float64 { return k.chol }
+func (k *HMC) DenseInvMetricFactor() []float64 {
+	if !k.dense {
+		return nil
+	}
+	return k.chol
+}
 
 // Init implements Kernel.
 func (k *HMC) Init(theta0 []float64) error {
@@ -221,7 +237,7 @@ func (k *HMC) Step(r rng.Streams) Info {
 	}
 	eta := k.step * k.jitter.Factor(r.Public)
 	kin0 := 0.0
-	if k.chol != nil {
+	if k.dense {
 		for j := range k.p {
 			z := r.Public.NormFloat64()
 			k.p[j] = z
@@ -242,7 +258,7 @@ func (k *HMC) Step(r rng.Streams) Info {
 	L := k.cfg.Steps
 	var ll float64
 	for l := 0; l < L; l++ {
-		if k.chol != nil {
+		if k.dense {
 			for j := range k.p {
 				k.p[j] += eta / 2 * k.gradNew[j]
 			}
@@ -296,7 +312,7 @@ func (k *HMC) addDenseVelocity(eta float64) {
 // kinetic2 is pᵀM⁻¹p, twice the kinetic energy.
 func (k *HMC) kinetic2() float64 {
 	s := 0.0
-	if k.chol != nil {
+	if k.dense {
 		mathx.MulLowerT(k.chol, k.d, k.p, k.u)
 		for _, v := range k.u {
 			s += v * v

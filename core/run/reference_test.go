@@ -130,7 +130,10 @@ func TestBC5MatchesStan(t *testing.T) {
 // whose coefficients are strongly correlated in the user's units (the
 // intercept moves with every slope, and the slopes' scales differ 80-fold);
 // the diagonal metric (--metric diag) does not, with the same seed. The
-// scaled posterior of TestBC5MatchesStan checks the dense draws' values.
+// dense metric's bulk-ESS must also be at least 3000 of 8000 draws: with
+// the ±20% step jitter of the diagonal metric, L·ε sat near a full orbit
+// and it was 1,456–1,679 (DenseJitterWidth). The scaled posterior of
+// TestBC5MatchesStan checks the dense draws' values.
 func TestHMCDenseMetricRawUnits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long")
@@ -166,8 +169,8 @@ func TestHMCDenseMetricRawUnits(t *testing.T) {
 		}
 		t.Logf("metric %q: max R-hat %.4f, min bulk-ESS %.0f", metric, maxRhat, minESS)
 		converged := maxRhat < 1.01 && minESS >= 400
-		if metric == "" && !converged {
-			t.Errorf("dense metric: max R-hat %.4f, min bulk-ESS %.0f: not converged", maxRhat, minESS)
+		if metric == "" && !(converged && minESS >= 3000) {
+			t.Errorf("dense metric: max R-hat %.4f, min bulk-ESS %.0f: want below 1.01 and at least 3000 of 8000", maxRhat, minESS)
 		}
 		if metric == "diag" && converged {
 			t.Errorf("diagonal metric converged (max R-hat %.4f, min bulk-ESS %.0f): the test cannot tell the metrics apart", maxRhat, minESS)
