@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -414,10 +415,31 @@ func TestSampleCategoryFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "o.csv")
-	code, _, stderr := runCLI(t, "sample", "--data", data, "--model", "logistic", "--outcome", "y", "--bound", "age=18:90",
+	code, stdout, stderr := runCLI(t, "sample", "--data", data, "--model", "logistic", "--outcome", "y", "--bound", "age=18:90",
 		"--category", "sex=F:0,M:1", "--epsilon", "3", "--delta", "1e-5", "--out", out, "--quiet")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// The intercept's note names sex's category coded 0, and summary
+	// --category prints the same note from the draws.
+	note := regexp.MustCompile(`(?m)^The intercept is the log odds when age is 0, .* At age 54 \(the centre of its bound\), with sex F, .*$`).FindString(stdout)
+	if note == "" {
+		t.Fatalf("no intercept note naming sex F:\n%s", stdout)
+	}
+	summaryArgs := []string{"summary", "--model", "logistic", "--private", "--bound", "age=18:90", out}
+	if code, summary, stderr := runCLI(t, append(summaryArgs, "--category", "sex=F:0,M:1")...); code != 0 || !strings.Contains(summary, note) {
+		t.Errorf("summary --category: exit %d, want %q\n%s%s", code, note, summary, stderr)
+	}
+	// Without the coding sex has no bound, so no reference point is stated;
+	// with only its bound, its 0 is named as a number.
+	if _, summary, _ := runCLI(t, summaryArgs...); strings.Contains(summary, "with sex") {
+		t.Errorf("summary without --category states a reference for sex:\n%s", summary)
+	}
+	if _, summary, _ := runCLI(t, append(summaryArgs, "--bound", "sex=0:1")...); !strings.Contains(summary, "with sex 0,") {
+		t.Errorf("summary --bound sex=0:1:\n%s", summary)
+	}
+	if code, _, stderr := runCLI(t, append(summaryArgs, "--category", "sex=F:0")...); code == 0 || !strings.Contains(stderr, "--category sex: give every value") {
+		t.Errorf("summary with a bad coding: exit %d, %s", code, stderr)
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, "o.privacy.json"))
 	if err != nil {

@@ -36,6 +36,29 @@ type listFlag []string
 func (l *listFlag) String() string     { return strings.Join(*l, " ") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
+// parseCategoryFlags reads repeated --category COL=CODING flags (sample's
+// and summary's) into column → text → number (run.ParseCoding), naming the
+// flag at fault.
+func parseCategoryFlags(items []string) (map[string]map[string]float64, error) {
+	out := map[string]map[string]float64{}
+	for _, item := range items {
+		col, coding, ok := strings.Cut(item, "=")
+		col = strings.TrimSpace(col)
+		if !ok || col == "" {
+			return nil, fmt.Errorf("--category %q: want COL=CODING, e.g. sex=F:0,M:1", item)
+		}
+		if _, dup := out[col]; dup {
+			return nil, fmt.Errorf("--category %s is given twice: give every value of the column in one coding", col)
+		}
+		m, err := run.ParseCoding(coding)
+		if err != nil {
+			return nil, fmt.Errorf("--category %s: %w", col, err)
+		}
+		out[col] = m
+	}
+	return out, nil
+}
+
 // sampleFlags are the flags of `dpmcmc sample`; they fill a run.Config.
 type sampleFlags struct {
 	data, config, out, format, predictors string
@@ -206,25 +229,15 @@ func (f *sampleFlags) buildConfig(fs *flag.FlagSet) (*run.Config, error) {
 			cfg.Data.Bounds[k] = [2]float64{b.Lo, b.Hi}
 		}
 	}
-	coded := map[string]bool{}
-	for _, item := range f.category {
-		col, coding, ok := strings.Cut(item, "=")
-		col = strings.TrimSpace(col)
-		if !ok || col == "" {
-			return nil, fmt.Errorf("--category %q: want COL=CODING, e.g. sex=F:0,M:1", item)
-		}
-		if coded[col] {
-			return nil, fmt.Errorf("--category %s is given twice: give every value of the column in one coding", col)
-		}
-		coded[col] = true
-		m, err := run.ParseCoding(coding)
+	if len(f.category) > 0 {
+		cats, err := parseCategoryFlags(f.category)
 		if err != nil {
-			return nil, fmt.Errorf("--category %s: %w", col, err)
+			return nil, err
 		}
 		if cfg.Data.Categories == nil {
 			cfg.Data.Categories = map[string]map[string]float64{}
 		}
-		cfg.Data.Categories[col] = m
+		maps.Copy(cfg.Data.Categories, cats)
 	}
 	// A coded column without a bound has the bound of its numbers (the
 	// coding is public), from a flag or from the config file.

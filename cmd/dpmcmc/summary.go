@@ -25,7 +25,7 @@ func init() {
 }
 
 // runSummary implements `dpmcmc summary [--json] [--model M] [--bound
-// COL=LO:HI]... FILE [FILE...]`: it reads a tidy draws CSV (which holds all
+// COL=LO:HI]... [--category COL=CODING]... FILE [FILE...]`: it reads a tidy draws CSV (which holds all
 // chains) or one Stan CSV per chain, and prints mean, sd, the 95% central
 // interval, R-hat, bulk/tail ESS and the MCSE of the mean of every parameter
 // (with --model logistic or poisson, also the odds or rate ratios of the
@@ -36,12 +36,14 @@ func init() {
 // cells are spelled by core/report, as on the page: with the run's bounds,
 // the table is the page's.
 func runSummary(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("summary", "[--json] [--model M] [--bound COL=LO:HI]... [--private] FILE [FILE...]", stderr)
+	fs := newFlagSet("summary", "[--json] [--model M] [--bound COL=LO:HI]... [--category COL=CODING]... [--private] FILE [FILE...]", stderr)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	private := fs.Bool("private", false, "the draws are a private run's: the verdict and the direction line say what a private run's reader needs (as dpmcmc sample and the page print them)")
 	modelName := fs.String("model", "", "the model that produced the draws (logistic or poisson add the odds or rate ratios of the coefficients, linear the change of the outcome, per each predictor's public step)")
 	var boundFlags listFlag
 	fs.Var(&boundFlags, "bound", "public bound COL=LO:HI of a predictor (repeatable, as in sample): its ratios are per a step from the bound (10^floor(log10((HI-LO)/5)): 5 to 50 steps in the bound; 1 for whole-number bounds less than 5 wide), per 1 without one")
+	var categoryFlags listFlag
+	fs.Var(&categoryFlags, "category", "COL=CODING (repeatable, as in sample), e.g. sex=F:0,M:1: the intercept's note names the text coded 0 (\"sex F\") rather than \"sex 0\"; without --bound COL the column's bound is that of the numbers")
 	files, err := parseFlagsAndFiles(fs, args)
 	if err != nil {
 		return err
@@ -59,6 +61,17 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 			bounds[k] = [2]float64{b.Lo, b.Hi}
 		}
 	}
+	cats, err := parseCategoryFlags(categoryFlags)
+	if err != nil {
+		return fmt.Errorf("summary: %w", err)
+	}
+	flagged := slices.Sorted(maps.Keys(bounds))
+	// A coded column without a bound has the bound of its numbers, as in
+	// sample (the coding is public).
+	coded := run.Config{}
+	coded.Data.Bounds, coded.Data.Categories = bounds, cats
+	run.CodedBounds(&coded)
+	bounds = coded.Data.Bounds
 	steps, err := report.Steps(bounds)
 	if err != nil {
 		return fmt.Errorf("summary: --bound: %w", err)
@@ -84,11 +97,16 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	for _, col := range slices.Sorted(maps.Keys(bounds)) {
+	for _, col := range flagged {
 		if !slices.Contains(d.Names, col) {
 			// The outcome's bound, copied from sample's flags, is fine; a
 			// typo would otherwise silently give per-1 ratios.
 			fmt.Fprintf(stderr, "dpmcmc summary: note: --bound %s names no parameter of the draws (%s): it sets no ratio step\n", col, strings.Join(d.Names, ", "))
+		}
+	}
+	for _, col := range slices.Sorted(maps.Keys(cats)) {
+		if !slices.Contains(d.Names, col) {
+			fmt.Fprintf(stderr, "dpmcmc summary: note: --category %s names no parameter of the draws (%s)\n", col, strings.Join(d.Names, ", "))
 		}
 	}
 	for _, i := range d.Unmarked {
@@ -117,10 +135,8 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 		// heading is the page's caption, which e2e/results compares with it.)
 		heading = report.HeadingNoWarmup(d.NumChains(), n)
 	}
-	// No codings here: a text column given a --bound reads "0", not its
-	// category (sample names it).
 	return writeSummaryTable(stdout, heading, rows, verdict, *modelName, steps, *private, d.Algorithm,
-		report.InterceptNote(*modelName, d.Names, bounds, nil, draws))
+		report.InterceptNote(*modelName, d.Names, bounds, report.ZeroCodes(cats), draws))
 }
 
 // writeSummaryTable prints the heading (report.Heading), the summary table of model (see
