@@ -13,6 +13,7 @@ import (
 
 	"github.com/dpmcmc/dpmcmc/core/diag"
 	"github.com/dpmcmc/dpmcmc/core/report"
+	"github.com/dpmcmc/dpmcmc/core/run"
 )
 
 const wdbc = "../../testdata/logistic/breast_cancer_wdbc.csv"
@@ -459,5 +460,23 @@ func TestPlanNoiseAwareMeanModels(t *testing.T) {
 	code, stdout, stderr = runCLI(t, "plan", "--algorithm", "auto", "--model", "gaussian", "--predictors", "x1,x2", "--n", "500", "--bound", "x1=0:1", "--bound", "x2=0:1", "--epsilon", "1", "--delta", "1e-6", "--text")
 	if code != 0 || !strings.HasPrefix(stdout, "noise-aware with 4 chains on n = 500") {
 		t.Errorf("gaussian with its columns bounded: exit %d, %s%s", code, stdout, stderr)
+	}
+}
+
+// Above noise-aware's dimension limit the forecast that a per-iteration
+// sampler cannot converge names fewer predictors, not noise-aware (which
+// would refuse the model).
+func TestForecastAboveNoiseAwareLimit(t *testing.T) {
+	for _, alg := range []string{"dp-penalty", "auto"} {
+		code, stdout, stderr := runCLI(t, "plan", "--algorithm", alg, "--model", "logistic", "--n", "300", "--dim", "71", "--epsilon", "3", "--delta", "1e-5", "--text")
+		if code != 0 || !strings.Contains(stdout, "they will not converge; use fewer predictors (noise-aware handles at most 64 coefficients; this model has 71)") || strings.Contains(stdout, "use noise-aware") {
+			t.Errorf("%s: exit %d, %s%s", alg, code, stdout, stderr)
+		}
+	}
+	if code, stdout, _ := runCLI(t, "plan", "--algorithm", "dp-penalty", "--model", "logistic", "--n", "300", "--dim", "64", "--epsilon", "3", "--delta", "1e-5", "--text"); code != 0 || !strings.Contains(stdout, "use noise-aware") {
+		t.Errorf("d = 64: %s", stdout)
+	}
+	if want := fmt.Sprintf("use noise-aware (regression models with at most %d coefficients)", run.MaxNoiseAwareDim); !strings.Contains(report.PrivateNotConvergedAdvice, want) {
+		t.Errorf("the verdict's advice %q does not say %q", report.PrivateNotConvergedAdvice, want)
 	}
 }

@@ -462,3 +462,40 @@ func TestSampleCategoryFlag(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// The gaussian model does not estimate the columns' covariance: a run
+// says which one it assumes (the identity, variance 1 in the columns'
+// units, unless --model-opt cov=FILE.csv gives one), on stderr and in the
+// privacy report, as a linear run states its noise sd.
+func TestGaussianCovarianceIsStated(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "g.csv")
+	var b strings.Builder
+	b.WriteString("x\n")
+	for i := range 300 {
+		fmt.Fprintf(&b, "%d\n", 100+(i*37)%60)
+	}
+	covFile := filepath.Join(dir, "cov.csv")
+	for _, f := range []struct{ name, text string }{{data, b.String()}, {covFile, "300\n"}} {
+		if err := os.WriteFile(f.name, []byte(f.text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "o.csv")
+	code, _, stderr := runCLI(t, "sample", "--data", data, "--model", "gaussian", "--algorithm", "exact", "--out", out, "--seed", "1")
+	if code != 0 || !strings.Contains(stderr, "note: gaussian model: the columns' covariance Σ is public and known, not estimated, and is the identity here") {
+		t.Errorf("non-private, no cov: exit %d, stderr %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "sample", "--data", data, "--model", "gaussian", "--model-opt", "cov="+covFile, "--bound", "x=0:200",
+		"--epsilon", "1", "--delta", "1e-5", "--out", filepath.Join(dir, "p.csv"))
+	if code != 0 || !strings.Contains(stderr, "note: gaussian model: the columns' covariance Σ (the model's cov) is public and known") {
+		t.Errorf("private, cov given: exit %d, stderr %s", code, stderr)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "p.privacy.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), "gaussian model: the columns' covariance Σ (the model's cov) is public and known") {
+		t.Errorf("the privacy report does not state the covariance:\n%s", raw)
+	}
+}

@@ -563,6 +563,10 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		// non-private one keeps the documented default, and says so.
 		fmt.Fprintln(stderr, "note: "+run.LinearNoiseSDNote("1")+" (1 is the default; --model-opt noise-sd=S sets it)")
 	}
+	if run.IsGaussian(p.Config) && !p.Plan.Private && !f.quiet {
+		// A private plan's notes (printed above) say it.
+		fmt.Fprintln(stderr, "note: "+run.GaussianCovNote(p.Config.Model.Cov != nil))
+	}
 	// The mixing forecast (public inputs only); a forecast that the chains
 	// cannot (or, for typical data, will probably not) converge is printed
 	// even with --quiet.

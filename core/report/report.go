@@ -219,7 +219,7 @@ const NoiseAwareNotConvergedAdvice = "Do not use these draws. noise-aware's draw
 
 // PrivateNotConvergedAdvice replaces diag.LongerChainsAdvice in a private
 // run's verdict.
-const PrivateNotConvergedAdvice = "Do not use these draws. Longer chains do not help a private run at the same ε (the budget is spread over more steps, so each moves less); the plan's forecast says before a run whether its chains can converge: use noise-aware (regression models) or a larger ε."
+const PrivateNotConvergedAdvice = "Do not use these draws. Longer chains do not help a private run at the same ε (the budget is spread over more steps, so each moves less); the plan's forecast says before a run whether its chains can converge: use noise-aware (regression models with at most 64 coefficients) or a larger ε."
 
 // Cancelled is the sentence added to the verdict of a cancelled run.
 func Cancelled(draws int) string {

@@ -216,6 +216,23 @@ func LinearNoiseSDNote(s string) string {
 	return "linear model: the outcome's noise sd σ = " + s + " (in the outcome's units) is public and known, not estimated; every interval's width depends on it"
 }
 
+// GaussianCovNote states the gaussian model's known covariance Σ for the
+// plan and the report: the model does not estimate it, so it sets every
+// interval's width (the posterior sd of a mean is about √(Σ_jj/n)). given
+// is whether the config gives one (model.cov, the CLI's --model-opt
+// cov=FILE.csv); otherwise Σ is the identity.
+func GaussianCovNote(given bool) string {
+	if given {
+		return "gaussian model: the columns' covariance Σ (the model's cov) is public and known, not estimated; every interval's width depends on it"
+	}
+	return "gaussian model: the columns' covariance Σ is public and known, not estimated, and is the identity here (variance 1 in each column's units, no correlation); every interval's width depends on it, so for columns whose spread is not about 1 give the covariance known from public sources (--model-opt cov=FILE.csv, the config's model.cov)"
+}
+
+// IsGaussian reports whether c's model is the gaussian mean.
+func IsGaussian(c *Config) bool {
+	return strings.EqualFold(strings.TrimSpace(c.Model.Model), "gaussian")
+}
+
 // ImputeOutcomeRefusal is the refusal of a value for the outcome's missing
 // cells: a constant outcome would be fitted as if observed.
 func ImputeOutcomeRefusal(col string) string {

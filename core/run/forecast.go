@@ -615,7 +615,12 @@ func MakeForecast(p *Plan, in ForecastInputs) *Forecast {
 		return f
 	}
 	var alts []string
-	if isRegression(in.Model) || in.MeanBounded {
+	switch {
+	case isRegression(in.Model) && p.Dim > MaxNoiseAwareDim:
+		// noise-aware refuses this model (NoiseAwareFits): naming it would
+		// send the user to a refusal.
+		alts = append(alts, fmt.Sprintf("fewer predictors (noise-aware handles at most %d coefficients; this model has %d)", MaxNoiseAwareDim, p.Dim))
+	case isRegression(in.Model) || in.MeanBounded:
 		alts = append(alts, "noise-aware")
 	}
 	// A chain's share of the budget is μ/√chains: fewer chains travel

@@ -233,6 +233,9 @@ func resolvePlanWith(cfg *Config, m model.Model, n, d int, replan bool) (*Config
 	if sd, given, linear := LinearNoiseSD(&c); given && linear {
 		p.Notes = append(p.Notes, LinearNoiseSDNote(sd))
 	}
+	if IsGaussian(&c) {
+		p.Notes = append(p.Notes, GaussianCovNote(c.Model.Cov != nil))
+	}
 	s := &c.Settings
 	if m != nil {
 		if err := defaultClips(c.Algorithm, s, m); err != nil {

@@ -448,6 +448,9 @@ func NewReport(cfg *Config, n, d int, iterations []int, cancelled bool) (*Privac
 	if sd, given, linear := LinearNoiseSD(cfg); given && linear {
 		r.Notes = append(r.Notes, LinearNoiseSDNote(sd))
 	}
+	if IsGaussian(cfg) {
+		r.Notes = append(r.Notes, GaussianCovNote(cfg.Model.Cov != nil))
+	}
 	if r.Epsilon > LargeEpsilon {
 		// The ε spent (an interrupted run may have spent less than asked).
 		// Spelled as the statement spells it (3 significant digits, up).
