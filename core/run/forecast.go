@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/dpmcmc/dpmcmc/core/diag"
 	"github.com/dpmcmc/dpmcmc/core/dataset"
 	"github.com/dpmcmc/dpmcmc/core/model"
 	"github.com/dpmcmc/dpmcmc/core/noiseaware"
@@ -539,6 +540,12 @@ func MakeForecast(p *Plan, in ForecastInputs) *Forecast {
 		return meanNoiseAwareForecast(p.meanPreview, in.Model)
 	case p.Algorithm == "noise-aware":
 		return noiseAwareForecast(p.preview, p.previewEpsilon, p.previewPredictors, in.Model, p.Dim)
+	case p.Algorithm != "ops" && p.Draws < diag.ESSPerChainMin:
+		// The verdict asks for a bulk and tail ESS of 100 per chain, which
+		// fewer draws per chain cannot give: the budget would be spent on
+		// draws that cannot be shown to have converged (a review found
+		// dp-barker planning 2 + 2 iterations at ε = 3 on 569 rows).
+		return &Forecast{Kind: "too-few-draws", WillMix: false, Text: fmt.Sprintf("the budget pays for only %d warmup + %d draws per chain, fewer than the %d draws per chain that R-hat and ESS need to show convergence: the run cannot be shown to converge; %s", p.Warmup, p.Draws, diag.ESSPerChainMin, tooFewDrawsRemedy(in, p.Dim))}
 	case !penaltyType[p.Algorithm]:
 		return &Forecast{Kind: "none", WillMix: true, Text: fmt.Sprintf("no mixing forecast for %s: check R-hat and ESS after the run", p.Algorithm)}
 	case p.Algorithm == "dp-penalty" && p.Settings.GRW:
@@ -652,6 +659,16 @@ func MakeForecast(p *Plan, in ForecastInputs) *Forecast {
 // the budget.
 func (f *Forecast) ProbablyNotMixing() bool {
 	return f != nil && (!f.WillMix || (f.WillMixTypical != nil && !*f.WillMixTypical))
+}
+
+// tooFewDrawsRemedy is the advice of a plan whose budget pays for too few
+// draws: noise-aware where it runs (its draws are free), a larger ε
+// otherwise.
+func tooFewDrawsRemedy(in ForecastInputs, d int) string {
+	if (isRegression(in.Model) && d <= MaxNoiseAwareDim) || in.MeanBounded {
+		return "use noise-aware (its draws after one release are free) or a larger ε"
+	}
+	return "use a larger ε or another algorithm"
 }
 
 // typicalWidestSD is, for a regression model, the posterior sd of a slope

@@ -374,14 +374,30 @@ func TestForecastOtherSamplers(t *testing.T) {
 	if err != nil || p.Forecast == nil || p.Forecast.Kind != "none" || !p.Forecast.WillMix {
 		t.Errorf("ops: %v %+v", err, p)
 	}
-	cfg = &Config{Model: model.Spec{Model: "logistic"}, Algorithm: "dp-penalty", Chains: 2, Warmup: 50, Draws: 50,
+	cfg = &Config{Model: model.Spec{Model: "logistic"}, Algorithm: "dp-penalty", Chains: 2, Warmup: 200, Draws: 200,
 		Settings: Settings{Clip: 2, GRW: true}, Privacy: &Budget{Epsilon: 3, Delta: 1e-5}}
 	if p, err = MakePlan(cfg, 569, 6); err != nil || p.Forecast.Kind != "none" {
 		t.Errorf("grw: %v %+v", err, p)
 	}
-	cfg = &Config{Model: model.Spec{Model: "logistic"}, Algorithm: "mh", Chains: 2, Warmup: 50, Draws: 50}
-	if p, err = MakePlan(cfg, 569, 6); err != nil || p.Forecast != nil {
-		t.Errorf("mh: %v %+v", err, p)
+	// Fewer draws per chain than the verdict's ESS of 100 per chain needs:
+	// the run cannot be shown to converge, whatever the sampler, and the
+	// forecast says so before the budget is spent (dp-barker planned 2 + 2
+	// iterations at ε = 3 on 569 rows).
+	for _, c := range []struct {
+		alg           string
+		warmup, draws int
+	}{{"dp-barker", 0, 0}, {"dp-penalty", 2, 99}} {
+		cfg = &Config{Model: model.Spec{Model: "logistic"}, Algorithm: c.alg, Chains: 4, Warmup: c.warmup, Draws: c.draws,
+			Settings: Settings{Clip: 0.5}, Privacy: &Budget{Epsilon: 3, Delta: 1e-5}}
+		p, err = MakePlan(cfg, 569, 6)
+		if err != nil {
+			t.Fatalf("%s: %v", c.alg, err)
+		}
+		if want := fmt.Sprintf("only %d warmup + %d draws per chain, fewer than the 100 draws per chain", p.Warmup, p.Draws); p.Draws >= 100 ||
+			p.Forecast.Kind != "too-few-draws" || p.Forecast.WillMix || !p.Forecast.ProbablyNotMixing() ||
+			!strings.Contains(p.Forecast.Text, want) || !strings.Contains(p.Forecast.Text, "use noise-aware") {
+			t.Errorf("%s: %d + %d draws: %+v", c.alg, p.Warmup, p.Draws, p.Forecast)
+		}
 	}
 }
 
