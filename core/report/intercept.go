@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/dpmcmc/dpmcmc/core/diag"
@@ -132,6 +133,10 @@ func InterceptNote(model string, names []string, bounds map[string][2]float64, c
 		mean, what, scale = math.Exp, "the expected count", "the log of the expected count"
 	}
 	mid, lo, hi := mean(s.Median), mean(s.Q2_5), mean(s.Q97_5)
+	num := func(v float64) string { return Num(v, 'g', 3) }
+	if model == "logistic" {
+		num = Probability
+	}
 	at := make([]string, len(ref.Centred))
 	for i, nm := range ref.Centred {
 		at[i] = nm + " " + Num(ref.Centre[i], 'g', 4)
@@ -140,8 +145,8 @@ func InterceptNote(model string, names []string, bounds map[string][2]float64, c
 	if len(ref.Zero) > 0 {
 		point += ", with " + list(ref.Zero)
 	}
-	interval := "95% interval " + Num(lo, 'g', 3) + "–" + Num(hi, 'g', 3)
-	value := what + " is " + Num(mid, 'g', 3) + " (" + interval + ")."
+	interval := "95% interval " + num(lo) + "–" + num(hi)
+	value := what + " is " + num(mid) + " (" + interval + ")."
 	undetermined := model == "logistic" && lo < UndeterminedProbability && hi > 1-UndeterminedProbability ||
 		model == "poisson" && hi > UndeterminedRatio*lo
 	if undetermined {
@@ -150,6 +155,23 @@ func InterceptNote(model string, names []string, bounds map[string][2]float64, c
 	return "The intercept is " + scale + " when " + list(ref.Centred) + " " + isAre(len(ref.Centred)) + " 0, far from the centre" + plural(len(ref.Centred)) +
 		" of " + its(len(ref.Centred)) + " public bound" + plural(len(ref.Centred)) + ": it is not a baseline, and its interval is that of an extrapolation. At " +
 		point + ", " + value
+}
+
+// Probability spells a probability with three significant digits, and one
+// close to 1 with two of its distance from 1, so that 0.99994 does not read
+// as a certain "1": 0.99994, 0.99959, 0.996 (and 0.00037 at the other
+// end, as 'g' gives it). Only a probability that is 1 in floating point
+// reads "1".
+func Probability(p float64) string {
+	if !(p > 0.995 && p < 1) {
+		return Num(p, 'g', 3)
+	}
+	decimals := int(math.Ceil(-math.Log10(1-p))) + 1
+	s := strconv.FormatFloat(p, 'f', decimals, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(s, "0")
+	}
+	return s
 }
 
 // list joins names as prose: "a", "a and b", "a, b and c".

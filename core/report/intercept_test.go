@@ -93,3 +93,17 @@ func TestInterceptNote(t *testing.T) {
 		t.Errorf("a coding without 0: %q", got)
 	}
 }
+
+// A probability near 1 keeps two significant digits of its distance from 1
+// (a review found "1 (95% interval 1–1)" for 0.99994 (0.99959–0.999995)).
+func TestProbabilityNearOne(t *testing.T) {
+	for _, c := range []struct {
+		p    float64
+		want string
+	}{{0.99994, "0.99994"}, {0.99959, "0.99959"}, {0.999995, "0.999995"}, {0.996, "0.996"}, {0.9951, "0.9951"},
+		{0.995, "0.995"}, {0.589, "0.589"}, {0.00037, "0.00037"}, {1, "1"}, {1 - 1e-17, "1"}, {math.NaN(), "NA"}} {
+		if got := Probability(c.p); got != c.want {
+			t.Errorf("Probability(%v) = %q, want %q", c.p, got, c.want)
+		}
+	}
+}

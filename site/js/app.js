@@ -748,11 +748,17 @@ export class App {
     const probablyNot = fc?.will_mix === true && fc.will_mix_typical === false;
     $('run-forecast-warning').hidden = !(wontMix || probablyNot) || active;
     const better = this.recommended && this.recommended !== p?.plan?.algorithm ? `The recommended sampler, ${this.recommended}, does not have this limit (step 5); ` : '';
-    $('run-forecast-warning').textContent = wontMix
-      ? `Before you run: the forecast (step 4) says these chains cannot converge, so this run would spend ε = ${fmt(p.plan.epsilon)} on draws that are not a posterior sample. ${better}the forecast names the ε at which they could.`
-      : probablyNot
-        ? `Before you run: the forecast (step 4) says these chains can converge only if the predictors spread over most of their public ranges; for typical data they will probably not, and this run would then spend ε = ${fmt(p.plan.epsilon)} on draws that are not a posterior sample. ${better}the forecast names the ε that typical data would need.`
-        : '';
+    // The remedy: after the recommended sampler's clause, or as a sentence.
+    const remedy = (text) => (better ? better + text : text[0].toUpperCase() + text.slice(1));
+    let warning = '';
+    if (wontMix && fc.kind === 'too-few-draws') {
+      warning = `Before you run: the forecast (step 4) says this budget pays for too few draws per chain to show convergence, so this run would spend ε = ${fmt(p.plan.epsilon)} on draws that are not a posterior sample. ${remedy('a larger ε pays for more draws.')}`;
+    } else if (wontMix) {
+      warning = `Before you run: the forecast (step 4) says these chains cannot converge, so this run would spend ε = ${fmt(p.plan.epsilon)} on draws that are not a posterior sample. ${remedy('the forecast names the ε at which they could.')}`;
+    } else if (probablyNot) {
+      warning = `Before you run: the forecast (step 4) says these chains can converge only if the predictors spread over most of their public ranges; for typical data they will probably not, and this run would then spend ε = ${fmt(p.plan.epsilon)} on draws that are not a posterior sample. ${remedy('the forecast names the ε that typical data would need.')}`;
+    }
+    $('run-forecast-warning').textContent = warning;
     $('run-button').disabled = active || Boolean(why) || !p || p.pending;
     // The pre-run exports: the config whenever it is complete (it is made
     // from the controls only), the planned report once the plan exists.

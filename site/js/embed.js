@@ -95,6 +95,7 @@ async function showForecast() {
   // Will not, or (will_mix_typical) will probably not, converge.
   box.classList.toggle('warn', Boolean(f?.text) && (!f.will_mix || f.will_mix_typical === false));
   box.dataset.willMix = f ? String(Boolean(f.will_mix)) : '';
+  box.dataset.kind = f?.kind ?? '';
   box.dataset.probablyNot = String(Boolean(f?.will_mix && f.will_mix_typical === false));
 }
 
@@ -103,6 +104,7 @@ function ending(cancelled) {
   const head = `${cancelled ? 'Stopped' : 'Done'}: ${describe()}`;
   if ($('forecast').dataset.probablyNot === 'true') return `${head}. The forecast said these chains will probably not converge at this ε: read these draws as where the chains went, not as the posterior.`;
   if ($('forecast').dataset.willMix !== 'false') return head;
+  if ($('forecast').dataset.kind === 'too-few-draws') return `${head}. Not converged, as forecast: this ε pays for too few draws to show convergence, so these draws are not a posterior sample.`;
   return `${head}. Not converged, as forecast: the chains could not move far enough at this ε, so these draws show where they started, not the posterior.`;
 }
 
