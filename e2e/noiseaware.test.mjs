@@ -177,10 +177,13 @@ for (const variant of Object.keys(sites)) test(`${variant} site: breast-cancer C
     }
 
     // A non-private run of the same model (the native CLI's HMC on the
-    // same config without the budget): every predictor whose non-private
-    // 95% interval excludes 1 has its private median odds ratio on the
-    // same side of 1.
-    const np = { ...cfg, algorithm: 'hmc', warmup: 500, draws: 1000, privacy: undefined };
+    // same config without the budget, and the same prior: scale bounds,
+    // N(0, 20²) on the scaled coefficients, which a non-private config
+    // without a scale would replace by N(0, 10²) in the user's units):
+    // every predictor whose non-private 95% interval excludes 1 has its
+    // private median odds ratio on the same side of 1.
+    assert.equal(cfg.model.scale ?? '', '', 'the page leaves the scale to the default, so the reference sets it');
+    const np = { ...cfg, model: { ...cfg.model, scale: 'bounds' }, algorithm: 'hmc', warmup: 500, draws: 1000, privacy: undefined };
     const cfgFile = path.join(tmp, 'hmc.json');
     writeFileSync(cfgFile, JSON.stringify(np));
     const out = path.join(tmp, 'hmc.csv');
