@@ -62,6 +62,13 @@ func TestImpossibleSettingsRefused(t *testing.T) {
 		{"start overflows on the scaled space", append(clone(priv), "--init", "0,1e308,0", "--epsilon", "1", "--delta", "1e-5"), "chain 1: the starting value of intercept is +Inf on the scaled predictors' space (--scale bounds)", 0},
 		{"box narrower than the starts", append(clone(priv), "--box", "0.5", "--epsilon", "1", "--delta", "1e-5", "--seed", "3"), "outside the parameter box (--box)", 0},
 		{"help for no command", []string{"help", "foo"}, `no help for "foo"`, 1},
+		// Review of 2026-11-28: each names the real fault.
+		{"bound misspelt in a private run", append(clone(priv[:len(priv)-6]), "--bound", "age=18:90", "--bound", "bmii=15:50", "--epsilon", "1", "--delta", "1e-5"), `missing: bmi (give --bound COL=LO:HI from domain knowledge, never from the data); the bounds given for "bmii" name no column of the file`, 1},
+		{"impute twice", append(clone(priv), "--impute", "age=50", "--impute", "age=60", "--epsilon", "1", "--delta", "1e-5"), "--impute age is given twice", 1},
+		{"coding of one number", append(clone(priv), "--category", "bmi=a:1,b:1", "--epsilon", "1", "--delta", "1e-5"), `the coding of "bmi" gives every value the number 1: a coding needs at least two different numbers`, 1},
+		{"no-privacy with a budget", append(clone(priv[:len(priv)-2]), "--no-privacy", "--epsilon", "1", "--delta", "1e-5"), "--no-privacy contradicts the budget", 1},
+		{"dp-map with auto", append(clone(priv[:len(priv)-2]), "--init", "dp-map", "--epsilon", "1", "--delta", "1e-5"), "the algorithm is auto (the default of a private run), which chooses noise-aware", 1},
+		{"init unknown", append(clone(priv), "--init", "foo", "--epsilon", "1", "--delta", "1e-5"), "--init: want uniform, zero, dp-map or comma-separated numbers", 1},
 		{"dp-map share 1", append(clone(priv), "--init", "dp-map", "--init-share", "1", "--epsilon", "1", "--delta", "1e-5"), "dp-map init: the budget share (--init-share, init.share) must be in (0, 1) (got 1)", 0},
 		{"plan n = 1", []string{"plan", "--algorithm", "dp-penalty", "--n", "1", "--epsilon", "1", "--delta", "0.1"}, "--n must be at least 2", 1},
 		{"plan epsilon zero", []string{"plan", "--algorithm", "dp-penalty", "--n", "100", "--epsilon", "0", "--delta", "1e-5"}, "epsilon must be a finite number > 0", 1},

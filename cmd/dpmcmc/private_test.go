@@ -499,3 +499,29 @@ func TestGaussianCovarianceIsStated(t *testing.T) {
 		t.Errorf("the privacy report does not state the covariance:\n%s", raw)
 	}
 }
+
+// A starting point the sampler does not read is named, not silently
+// dropped: an init share without dp-map, and an init for noise-aware,
+// whose draws are independent (before, --init 1,2,3 also dropped a given
+// --init-share).
+func TestIgnoredStartNotes(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCohort(t, dir, 300, 2)
+	code, _, stderr := runCLI(t, "sample", "--data", data, "--model", "logistic", "--outcome", "y", "--bound", "age=18:90,bmi=15:50",
+		"--epsilon", "2", "--delta", "1e-5", "--init", "0,0.1,0.1", "--init-share", "0.3", "--out", filepath.Join(dir, "o.csv"))
+	for _, want := range []string{
+		"note: init-share is read only with init dp-map (it is the share of the budget the private mode estimate spends): it is ignored",
+		"note: the starting point (init values) is not read by noise-aware: its draws are independent draws from the posterior, with no starting point",
+	} {
+		if code != 0 || !strings.Contains(stderr, want) {
+			t.Errorf("exit %d, want %q in\n%s", code, want, stderr)
+		}
+	}
+	// dp-hmc reads the init: no note about it. --save-warmup in the tidy
+	// format is named too.
+	code, _, stderr = runCLI(t, "sample", "--data", data, "--model", "logistic", "--outcome", "y", "--bound", "age=18:90", "--bound", "bmi=15:50",
+		"--algorithm", "dp-hmc", "--epsilon", "2", "--delta", "1e-5", "--init", "zero", "--save-warmup", "--out", filepath.Join(dir, "p.csv"))
+	if code != 0 || strings.Contains(stderr, "starting point") || strings.Contains(stderr, "init-share") || !strings.Contains(stderr, "note: --save-warmup is read with --format stan only") {
+		t.Errorf("dp-hmc with --init zero: exit %d\n%s", code, stderr)
+	}
+}

@@ -127,8 +127,8 @@ func (f *sampleFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.Init.Kind, "init", "", "initial values: uniform (default, U(-2,2)), zero, comma-separated numbers, or dp-map (private runs: start each chain from a private estimate of the mode, spending --init-share of the budget)")
 	fs.Float64Var(&c.Init.Share, "init-share", 0, "dp-map: share of the budget's μ² spent on the initialisations (default 0.2)")
 	fs.StringVar(&f.out, "out", "", "output draws file (required)")
-	fs.StringVar(&f.format, "format", "draws", "output format: draws (tidy CSV, all chains) or stan (CmdStan CSV, one file per chain: OUT_1.csv, ...)")
-	fs.BoolVar(&f.saveWarmup, "save-warmup", false, "also write the warmup draws")
+	fs.StringVar(&f.format, "format", "draws", "output format: draws (tidy CSV, all chains) or stan (CmdStan CSV, one file per chain: OUT_1.csv, ...; one chain: OUT itself)")
+	fs.BoolVar(&f.saveWarmup, "save-warmup", false, "also write the warmup draws (--format stan: its header counts them; the tidy draws format holds the draws after warmup only)")
 	fs.BoolVar(&f.printConfig, "print-config", false, "print the run config as JSON and exit without sampling")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 }
@@ -251,9 +251,9 @@ func (f *sampleFlags) buildConfig(fs *flag.FlagSet) (*run.Config, error) {
 		default:
 			vals, err := parseFloats(cfg.Init.Kind)
 			if err != nil {
-				return nil, fmt.Errorf("--init: want uniform, zero or comma-separated numbers: %w", err)
+				return nil, fmt.Errorf("--init: want uniform, zero, dp-map or comma-separated numbers: %w", err)
 			}
-			cfg.Init = run.Init{Kind: "values", Values: vals}
+			cfg.Init.Kind, cfg.Init.Values = "values", vals
 		}
 	}
 	if cfg.Data.Delimiter == "tab" || cfg.Data.Delimiter == `\t` {
@@ -324,6 +324,9 @@ func (f *sampleFlags) buildConfig(fs *flag.FlagSet) (*run.Config, error) {
 	}
 	if !given("warmup") && run.WarmupNote(alg) != "" {
 		cfg.Warmup = 0
+	}
+	if f.noPrivacy && cfg.Algorithm == run.Auto && private {
+		return nil, fmt.Errorf("--no-privacy contradicts the budget (--epsilon/--delta, or the config's privacy): leave out the budget for a non-private run, or --no-privacy for a private one")
 	}
 	if f.noPrivacy && privateAlg {
 		return nil, fmt.Errorf("--no-privacy: %s is a private algorithm and always adds its noise; choose a non-private algorithm instead", cfg.Algorithm)
@@ -562,6 +565,16 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		// A private run refuses this (run.LinearNoiseSDMissing); a
 		// non-private one keeps the documented default, and says so.
 		fmt.Fprintln(stderr, "note: "+run.LinearNoiseSDNote("1")+" (1 is the default; --model-opt noise-sd=S sets it)")
+	}
+	if f.saveWarmup && f.format == "draws" {
+		// Not silently dropped: the tidy format (posterior's draws_df) has
+		// no way to mark warmup rows, so a reader would take them for draws.
+		fmt.Fprintln(stderr, "note: --save-warmup is read with --format stan only (its header counts the warmup draws and summary skips them): the tidy draws file holds the draws after warmup")
+	}
+	if !f.quiet {
+		for _, n := range run.IgnoredInitNotes(p.Config) {
+			fmt.Fprintf(stderr, "note: %s\n", n)
+		}
 	}
 	if run.IsGaussian(p.Config) && !p.Plan.Private && !f.quiet {
 		// A private plan's notes (printed above) say it.
@@ -851,6 +864,7 @@ func readMatrix(path string) ([][]float64, error) {
 // public bound, which must then be given. The values are public: the
 // config, and so every export, states them.
 func applyImpute(cfg *run.Config, list []string) error {
+	seen := map[string]bool{}
 	for _, item := range list {
 		for _, kv := range strings.Split(item, ",") {
 			col, v, ok := strings.Cut(kv, "=")
@@ -858,6 +872,11 @@ func applyImpute(cfg *run.Config, list []string) error {
 			if !ok || col == "" || v == "" {
 				return fmt.Errorf("--impute %q: want COL=VALUE or COL=mid", kv)
 			}
+			if seen[col] {
+				// As a repeated --bound: which value was meant is not known.
+				return fmt.Errorf("--impute %s is given twice: give one value for its missing cells", col)
+			}
+			seen[col] = true
 			var x float64
 			if strings.EqualFold(v, "mid") {
 				b, bounded := cfg.Data.Bounds[col]

@@ -62,10 +62,30 @@ func parseRange(s string) (Bound, string) {
 }
 
 // ParseBounds parses several "col=lo:hi" flags; a column given twice is an
-// error.
+// error. A flag may hold several bounds separated by commas,
+// "age=18:90,bmi=15:50" (as --impute takes them): a flag whose column name
+// would contain '=' is read that way when every comma-separated piece is a
+// bound.
 func ParseBounds(specs []string) (map[string]Bound, error) {
 	out := make(map[string]Bound, len(specs))
+	var flat []string
 	for _, s := range specs {
+		if name, _, err := ParseBound(s); err == nil && strings.Contains(name, "=") {
+			pieces := strings.Split(s, ",")
+			ok := len(pieces) > 1
+			for _, p := range pieces {
+				if _, _, err := ParseBound(p); err != nil {
+					ok = false
+				}
+			}
+			if ok {
+				flat = append(flat, pieces...)
+				continue
+			}
+		}
+		flat = append(flat, s)
+	}
+	for _, s := range flat {
 		name, b, err := ParseBound(s)
 		if err != nil {
 			return nil, err

@@ -63,6 +63,21 @@ func TestParseBounds(t *testing.T) {
 	if _, err := ParseBounds([]string{"a=1:0"}); !errors.Is(err, ErrBadBound) {
 		t.Errorf("bad: %v", err)
 	}
+	// Several bounds in one flag, separated by commas (a review found
+	// "a=-3:5,b=-3:5" read as the column "a=-3:5,b").
+	m, err = ParseBounds([]string{"a=-3:5, b=0:1e3", "c=1:2"})
+	if err != nil || len(m) != 3 || m["a"] != (Bound{-3, 5}) || m["b"] != (Bound{0, 1000}) || m["c"] != (Bound{1, 2}) {
+		t.Errorf("comma list: %v %v", m, err)
+	}
+	if _, err := ParseBounds([]string{"a=0:1,a=0:2"}); !errors.Is(err, ErrBadBound) {
+		t.Errorf("duplicate in a list: %v", err)
+	}
+	// A piece that is not a bound keeps the whole flag as one bound, whose
+	// column name holds the '=' (a name the data may have).
+	m, err = ParseBounds([]string{"x=y,z=0:1"})
+	if err != nil || m["x=y,z"] != (Bound{0, 1}) {
+		t.Errorf("name with '=': %v %v", m, err)
+	}
 }
 
 func TestApplyBounds(t *testing.T) {

@@ -319,6 +319,15 @@ func (c *Config) Validate() error {
 		// the config says.
 		add("noise-aware always samples the coefficients of the predictors scaled to [-1, 1] by their public bounds (its release is of the scaled statistics): leave scale unset or set it to bounds; scale none is for the per-iteration samplers")
 	}
+	for _, col := range slices.Sorted(maps.Keys(c.Data.Categories)) {
+		// A coding that gives every text one number makes a constant
+		// column, and no bound can be taken from it: say so rather than
+		// report the bound missing.
+		vals := slices.Collect(maps.Values(c.Data.Categories[col]))
+		if len(vals) > 1 && slices.Min(vals) == slices.Max(vals) {
+			add("the coding of %q gives every value the number %v: a coding needs at least two different numbers (e.g. F=0, M=1)", col, vals[0])
+		}
+	}
 	if m, ok := c.Data.Categories[c.Model.Outcome]; ok && c.Model.Outcome != "" {
 		// The outcome's bound clips what the coding gives: a 0/1 outcome
 		// coded 1/2 would make every row a 1 without a word.
@@ -363,7 +372,9 @@ func (c *Config) Validate() error {
 		if c.Init.Steps < 0 {
 			add("dp-map init: init.steps must be ≥ 1 (got %d)", c.Init.Steps)
 		}
-		if _, ok := gaussianAlgorithms[c.Algorithm]; !ok {
+		if _, ok := gaussianAlgorithms[c.Algorithm]; !ok && (c.Algorithm == Auto || c.Algorithm == "") {
+			add("dp-map init is available for dp-penalty, dp-hmc and dp-mala, and the algorithm is auto (the default of a private run), which chooses noise-aware for a regression or a bounded mean model (its draws need no starting point): give the algorithm (--algorithm dp-hmc) to use dp-map")
+		} else if !ok {
 			add("dp-map init is available for dp-penalty, dp-hmc and dp-mala (got %s)", c.Algorithm)
 		}
 	default:

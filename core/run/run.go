@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -172,7 +173,21 @@ func checkPublicBounds(cfg *Config, names []string) error {
 		}
 	}
 	if len(missing) > 0 && isRegression(cfg.Model.Model) {
-		return fmt.Errorf("a private run needs a public bound for every column the model uses; missing: %s (give --bound COL=LO:HI from domain knowledge, never from the data)", strings.Join(missing, ", "))
+		// A bound whose column is not in the file is most likely the
+		// missing one misspelt: name it, which the loader would do later.
+		stray := ""
+		if names != nil {
+			var bad []string
+			for _, c := range slices.Sorted(maps.Keys(cfg.Data.Bounds)) {
+				if !slices.Contains(names, c) {
+					bad = append(bad, fmt.Sprintf("%q", c))
+				}
+			}
+			if len(bad) > 0 {
+				stray = "; the bounds given for " + strings.Join(bad, ", ") + " name no column of the file"
+			}
+		}
+		return fmt.Errorf("a private run needs a public bound for every column the model uses; missing: %s (give --bound COL=LO:HI from domain knowledge, never from the data)%s", strings.Join(missing, ", "), stray)
 	}
 	return nil
 }

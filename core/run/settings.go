@@ -77,3 +77,19 @@ func IgnoredNote(alg string, names []string) string {
 	}
 	return fmt.Sprintf("%s ignores the settings %s: they are for other samplers", alg, strings.Join(flags, ", "))
 }
+
+// IgnoredInitNotes name the starting-point settings of cfg that its
+// algorithm does not read (as IgnoredNote names the sampler settings): an
+// init share without the dp-map init it is the budget share of, and an
+// init for the samplers whose draws are independent draws from the
+// posterior (noise-aware, exact), which have no starting point.
+func IgnoredInitNotes(cfg *Config) []string {
+	var out []string
+	if cfg.Init.Share > 0 && cfg.Init.Kind != "dp-map" {
+		out = append(out, "init-share is read only with init dp-map (it is the share of the budget the private mode estimate spends): it is ignored")
+	}
+	if k := cfg.Init.Kind; k != "" && (cfg.Algorithm == NoiseAware || cfg.Algorithm == Exact) {
+		out = append(out, fmt.Sprintf("the starting point (init %s) is not read by %s: its draws are independent draws from the posterior, with no starting point", k, cfg.Algorithm))
+	}
+	return out
+}
