@@ -216,8 +216,8 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		p.Notes = append(p.Notes, run.AutoNote(p.Algorithm, autoReason))
 	}
 	if *asText {
-		fmt.Fprintf(stdout, "%s with %d chains on n = %d: %d warmup + %d draws per chain (%d iterations in total), spending ε = %.4g at δ = %g (%s accountant)",
-			p.Algorithm, p.Chains, p.N, p.Warmup, p.Draws, p.Chains*p.IterationsPerChain(), p.Epsilon, p.Delta, p.Accountant)
+		fmt.Fprintf(stdout, "%s with %s on n = %d: %d warmup + %d draws per chain (%d iterations in total), spending ε = %.4g at δ = %g (%s accountant)",
+			p.Algorithm, run.ChainsWord(p.Chains), p.N, p.Warmup, p.Draws, p.Chains*p.IterationsPerChain(), p.Epsilon, p.Delta, p.Accountant)
 		// The privacy knobs the plan fixed or calibrated (only those the
 		// algorithm has are set).
 		sep := "; "

@@ -236,7 +236,7 @@ func TestSamplePrintsForecast(t *testing.T) {
 	out := filepath.Join(dir, "draws.csv")
 	code, _, stderr := runCLI(t, "sample", "--data", data, "--model", "logistic", "--outcome", "y",
 		"--bound", "age=18:90", "--bound", "bmi=15:50", "--algorithm", "dp-penalty",
-		"--epsilon", "1", "--delta", "1e-5", "--chains", "2", "--warmup", "20", "--draws", "30",
+		"--epsilon", "1", "--delta", "1e-5", "--chains", "2", "--warmup", "20", "--draws", "100",
 		"--seed", "5", "--out", out, "--quiet")
 	if code != 0 {
 		t.Fatal(stderr)

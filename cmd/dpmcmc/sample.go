@@ -541,8 +541,8 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "algorithm: %s (%s)\n", p.Config.Algorithm, p.Plan.AutoReason)
 	}
 	if pl := p.Plan; pl.Private && !f.quiet {
-		fmt.Fprintf(stderr, "plan: %d chains × (%d warmup + %d draws) iterations, ε = %.4g of %.4g at δ = %g (%s accountant)\n",
-			pl.Chains, pl.Warmup, pl.Draws, pl.Epsilon, cfg.Privacy.Epsilon, pl.Delta, pl.Accountant)
+		fmt.Fprintf(stderr, "plan: %s × (%d warmup + %d draws) iterations, ε = %.4g of %.4g at δ = %g (%s accountant)\n",
+			run.ChainsWord(pl.Chains), pl.Warmup, pl.Draws, pl.Epsilon, cfg.Privacy.Epsilon, pl.Delta, pl.Accountant)
 		for _, n := range pl.Notes {
 			fmt.Fprintf(stderr, "note: %s\n", n)
 		}
@@ -672,6 +672,10 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 				}
 			}
 		}
+	} else {
+		// Not a silent end: say why there is no table.
+		fmt.Fprintf(stdout, "\n%s: no summary table (R-hat and ESS need at least 2 draws per chain); the draws are in %s. More --draws give one (ops: every draw is an independent posterior sample, so more --chains, read by dpmcmc summary, do too).\n",
+			report.HeadingNoWarmup(d.NumChains(), d.NumIterations()), f.out)
 	}
 	if !f.quiet {
 		fmt.Fprintf(stderr, "%s:\n", report.LocalHeading)

@@ -140,7 +140,7 @@ func (c DPSGLDConfig) noise(n, d int) (sigmaG, zEff float64, s privacy.Sampling,
 		return
 	}
 	if c.Batch < 1 || c.Batch > n {
-		err = fmt.Errorf("mcmc: dp-sgld batch = %d must be in [1, n = %d]", c.Batch, n)
+		err = fmt.Errorf("mcmc: dp-sgld batch = %d must be in [1, n = %d] (dp-sgld, dp-sgnht, dp-sghmc and hybrid share this check; --batch sets it)", c.Batch, n)
 		return
 	}
 	if s, err = parseSampling(c.Sampling); err != nil {

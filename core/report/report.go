@@ -191,7 +191,11 @@ func chainsTimesDraws(chains, draws int) string {
 	if chains != 1 {
 		s += "s"
 	}
-	return s + " × " + strconv.Itoa(draws) + " draws"
+	s += " × " + strconv.Itoa(draws) + " draw"
+	if draws != 1 {
+		s += "s"
+	}
+	return s
 }
 
 // Verdict is the convergence verdict as a sentence. For a private run

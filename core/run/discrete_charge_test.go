@@ -81,6 +81,8 @@ func TestPlanWithinBudgetAfterCharge(t *testing.T) {
 				cfg.Settings.Clip = 0.5
 			case "dp-barker-full":
 				cfg.Settings.Clip = 0 // calibrated to the budget
+			case "hybrid":
+				cfg.Settings.Box = 5 // its one-posterior-sample start needs one
 			}
 			p, err := MakePlan(cfg, 5000, 3)
 			if err != nil {

@@ -612,7 +612,7 @@ func MakeForecast(p *Plan, in ForecastInputs) *Forecast {
 		typical = fmt.Sprintf("for predictors whose sd is %s of their public half-range (common in real data with honest bounds), even at the most informative outcome%s, the widest posterior sd is about %.3g, and the chains could give %s", spreadWord(weakSpread), outcomeCase(in.Model), f.TypicalWidestSD, effectiveDrawsPhrase(f.TypicalEffectiveDraws))
 	}
 	head := fmt.Sprintf("with these settings each chain can move at most about %s posterior sds in total (%s while drawing), in the posterior's widest direction, whose sd is at least %.3g; that gives %s over %s",
-		fmtSDs(f.SDsPerChain), fmtSDs(f.SDsInDraws), f.WidestSDLower, effectiveDrawsPhrase(f.EffectiveDraws), chainsWord(p.Chains))
+		fmtSDs(f.SDsPerChain), fmtSDs(f.SDsInDraws), f.WidestSDLower, effectiveDrawsPhrase(f.EffectiveDraws), ChainsWord(p.Chains))
 	if need <= 1 {
 		f.Text = head
 		if typical != "" {
@@ -848,8 +848,8 @@ func gmmOptionsModel(c *Config) model.Model {
 	return publicRowsModel(spec, spec.Predictors, [][]float64{{0, 0}}, nil)
 }
 
-// chainsWord is "1 chain" or "k chains".
-func chainsWord(k int) string {
+// ChainsWord is "1 chain" or "k chains".
+func ChainsWord(k int) string {
 	if k == 1 {
 		return "1 chain"
 	}

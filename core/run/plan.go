@@ -255,6 +255,11 @@ func resolvePlanWith(cfg *Config, m model.Model, n, d int, replan bool) (*Config
 	// to choose (defaultStep).
 	stepFree := s.Step == 0 && (c.Algorithm == "dp-penalty" || c.Algorithm == "dp-hmc")
 	var err error
+	if c.Algorithm == "hybrid" && c.Settings.Box <= 0 {
+		// Its one-posterior-sample start is ops's: refused here, before
+		// the kernel would name ops and not the flag.
+		return nil, nil, errors.New("hybrid needs a public parameter --box: its one-posterior-sample start (ops) takes its log-likelihood bound over it")
+	}
 	if a, ok := accountedAlgorithms[c.Algorithm]; ok {
 		err = planAccounted(&c, p, a, n, d)
 	} else if c.Algorithm == "ops" {

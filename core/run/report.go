@@ -233,18 +233,18 @@ func statement(r *PrivacyReport) string {
 			what = fmt.Sprintf("The privacy cost of this run is that of its %s of noisy statistics: (ε = %s, δ = %s)-differential privacy with respect to %s, computed with the %s accountant.",
 				releasesText(r), roundUp(r.Epsilon, 3), fmtFloat(r.Delta), rel, r.Accountant)
 		} else {
-			what = fmt.Sprintf("The %d iterations that ran (%d chains, warmup included) spent (ε = %s, δ = %s)-differential privacy with respect to %s, computed with the %s accountant from the iterations that actually ran%s.",
-				total, r.Chains, roundUp(r.Epsilon, 3), fmtFloat(r.Delta), rel, r.Accountant, strings.TrimSuffix(cond, ","))
+			what = fmt.Sprintf("The %d iterations that ran (%s, warmup included) spent (ε = %s, δ = %s)-differential privacy with respect to %s, computed with the %s accountant from the iterations that actually ran%s.",
+				total, ChainsWord(r.Chains), roundUp(r.Epsilon, 3), fmtFloat(r.Delta), rel, r.Accountant, strings.TrimSuffix(cond, ","))
 		}
 		s = fmt.Sprintf("This %s run stopped before its end because a chain's state became non-finite (%s); its draws are not a posterior sample and were not released. %s", r.Algorithm, r.Aborted, what)
 	} else if r.Algorithm == NoiseAware {
 		// The budget is spent by the releases, made once before any draw;
 		// the draws are post-processing, so their number does not enter.
-		s = fmt.Sprintf("The released posterior draws (%d chains) were produced by %s from %s of noisy statistics, made once before any draw and shared by all chains, and satisfy (ε = %s, δ = %s)-differential privacy with respect to %s, computed with the %s accountant for those releases together; the draws after them, however many, spend no privacy.",
-			r.Chains, r.Algorithm, releasesText(r), roundUp(r.Epsilon, 3), fmtFloat(r.Delta), rel, r.Accountant)
+		s = fmt.Sprintf("The released posterior draws (%s) were produced by %s from %s of noisy statistics, made once before any draw and shared by all chains, and satisfy (ε = %s, δ = %s)-differential privacy with respect to %s, computed with the %s accountant for those releases together; the draws after them, however many, spend no privacy.",
+			ChainsWord(r.Chains), r.Algorithm, releasesText(r), roundUp(r.Epsilon, 3), fmtFloat(r.Delta), rel, r.Accountant)
 	} else {
-		s = fmt.Sprintf("The released posterior draws (%d chains, %d iterations in total, warmup included) were produced by %s and%s satisfy (ε = %s, δ = %s)-differential privacy with respect to %s, computed with the %s accountant from the iterations that actually ran.",
-			r.Chains, total, r.Algorithm, cond, roundUp(r.Epsilon, 3), fmtFloat(r.Delta), rel, r.Accountant)
+		s = fmt.Sprintf("The released posterior draws (%s, %d iterations in total, warmup included) were produced by %s and%s satisfy (ε = %s, δ = %s)-differential privacy with respect to %s, computed with the %s accountant from the iterations that actually ran.",
+			ChainsWord(r.Chains), total, r.Algorithm, cond, roundUp(r.Epsilon, 3), fmtFloat(r.Delta), rel, r.Accountant)
 	}
 	if r.Condition != "" {
 		s += " This is not a worst-case guarantee: the error of the finite inner run is not accounted."

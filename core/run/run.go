@@ -142,7 +142,7 @@ func checkStorage(c *Config, dim int) error {
 	chains := max(c.Chains, 1)
 	if all := float64(chains) * per; all > MaxRunStoredValues {
 		return fmt.Errorf("draws: the run would hold %s × (%d warmup + %d draws) × %d parameters = %.3g numbers, %.3g GB of memory; at most %d (%.3g GB) for all chains together: lower the draws, the warmup or the chains",
-			chainsWord(chains), c.Warmup, c.Draws, dim, all, all*8/1e9, MaxRunStoredValues, float64(MaxRunStoredValues)*8/1e9)
+			ChainsWord(chains), c.Warmup, c.Draws, dim, all, all*8/1e9, MaxRunStoredValues, float64(MaxRunStoredValues)*8/1e9)
 	}
 	return nil
 }
