@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -30,7 +31,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		eps, del float64
 		relation string
 	)
-	fs.StringVar(&cfg.Algorithm, "algorithm", "", "private algorithm: "+fmt.Sprint(privateAlgorithms())+", or auto (the recommended one for the model, n and dim)")
+	fs.StringVar(&cfg.Algorithm, "algorithm", "", "private algorithm: "+strings.Join(privateAlgorithms(), ", ")+", or auto (the recommended one for the model, n and dim)")
 	fs.IntVar(&n, "n", 0, "number of rows (public)")
 	fs.IntVar(&dim, "dim", 0, "number of parameters, intercept included (needed by dp-hmc, dp-mala, noise-aware and auto; also by the logistic mixing forecast)")
 	fs.Float64Var(&eps, "epsilon", 0, "total ε for all chains, warmup included")
@@ -66,6 +67,16 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	predictors := fs.String("predictors", "", "gaussian and banana: comma-separated data columns (banana default x1,x2; the gaussian's are required with --bound); --dim is then their number")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	// As sample: 0 stands for "default" or "planned" in the config, so a
+	// typed 0 is refused rather than silently replaced.
+	if err := refuseExplicitZero(fs, set); err != nil {
+		return err
+	}
+	if set["draws"] && cfg.Draws == 0 {
+		return errors.New("--draws 0: give a value ≥ 1, or leave --draws and --warmup out to have them planned")
 	}
 	cfg.Model.Model = strings.ToLower(strings.TrimSpace(cfg.Model.Model))
 	if err := checkPlanInputs(&cfg, dim); err != nil {
@@ -115,7 +126,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		cfg.Algorithm, autoReason = run.Recommend(cfg.Model.Model, n, dim, true, run.MeanStatisticBounded(&cfg))
 	}
 	if !run.IsPrivate(cfg.Algorithm) {
-		return fmt.Errorf("%q is not a private algorithm (private: %v)", cfg.Algorithm, privateAlgorithms())
+		return fmt.Errorf("%q is not a private algorithm (private: %s)", cfg.Algorithm, strings.Join(privateAlgorithms(), ", "))
 	}
 	// The linear model's known noise sd, as a run's --model-opt noise-sd:
 	// every private linear plan needs it (run.LinearNoiseSDMissing).

@@ -156,6 +156,10 @@ func (f *sampleFlags) buildConfig(fs *flag.FlagSet) (*run.Config, error) {
 			return nil, fmt.Errorf("%s: %w", f.config, err)
 		}
 		keys := run.ConfigKeys(b)
+		if keys["chains"] && fileCfg.Chains == 0 && !set["chains"] {
+			// --chains 0 is refused; the file's 0 would silently be 4.
+			return nil, fmt.Errorf("%s: run config: chains 0: give at least 1, or leave \"chains\" out for the default (4)", f.config)
+		}
 		if fileCfg.Draws == 0 {
 			delete(keys, "draws") // "draws": 0 is no request (0 draws are none)
 		}
@@ -934,7 +938,7 @@ func clipLines(c dataset.ClipCounts, cfg *run.Config) []string {
 		}
 		advice := fmt.Sprintf("keep a bound that comes from what %s can take, and fix it only if it was mistyped or in other units", col)
 		if col == cfg.Model.Outcome && strings.EqualFold(strings.TrimSpace(cfg.Model.Model), "logistic") {
-			advice = fmt.Sprintf("a 0/1 outcome outside 0:1 was fitted as its nearest end; if %s is coded otherwise, e.g. 1/2, map it to 0/1 in the config: \"data\": {\"categories\": {%q: {\"1\": 0, \"2\": 1}}}", col, col)
+			advice = fmt.Sprintf("a 0/1 outcome outside 0:1 was fitted as its nearest end; if %s is coded otherwise, e.g. 1/2, map it to 0/1 with --category %s=1:0,2:1, or in the config: \"data\": {\"categories\": {%q: {\"1\": 0, \"2\": 1}}}", col, col, col)
 		}
 		out = append(out, fmt.Sprintf("clipped %s of %s to its bound %v:%v (this count is not private and is not exported; %s)",
 			strings.Join(parts, " and "), col, b[0], b[1], advice))

@@ -325,3 +325,22 @@ func TestSampleConfigIterationDefaults(t *testing.T) {
 		t.Errorf("heading of a run without warmup:\n%s", stdout)
 	}
 }
+
+// A config's explicit "chains": 0 is refused as --chains 0 is (it used to
+// run 4 chains), and a config type error says where it is.
+func TestConfigZeroChainsAndTypeErrorPlace(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCohort(t, dir, 50, 4)
+	for _, c := range []struct{ json, want string }{
+		{`{"model":{"model":"logistic","outcome":"y"},"algorithm":"hmc","chains":0}`, `run config: chains 0: give at least 1, or leave "chains" out for the default (4)`},
+		{"{\"model\":{\"model\":\"linear\",\"outcome\":\"y\",\n\"options\":{\"noise-sd\":1}}}", `each value of model.options (e.g. "noise-sd": "1.5") must be a string (got a JSON number) at line 2, column 23`},
+	} {
+		cfg := filepath.Join(dir, "c.json")
+		if err := os.WriteFile(cfg, []byte(c.json), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, stderr := runCLI(t, "sample", "--config", cfg, "--data", data, "--out", filepath.Join(dir, "o.csv")); code == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d, stderr %q", c.json, code, stderr)
+		}
+	}
+}

@@ -626,7 +626,7 @@ func (r *Reader) slowCell(k, fc int, tok []byte) (v float64, missing bool, err e
 	case r.opts.DecimalComma && bytes.IndexByte(tok, '.') >= 0:
 		msg += " (with the decimal-comma option, '.' is not accepted in numbers: thousands separators are ambiguous; if this file writes decimals with a point, turn the option off: dpmcmc: leave out --decimal-comma; the page: untick \"numbers use a decimal comma\")"
 	case hasLetter(tok):
-		msg += fmt.Sprintf("; if column %q holds categories, give an explicit mapping of its values to numbers (e.g. yes=1, no=0: \"categories\" in the run config; the page: the \"text coding\" column of step 3), or leave the column out", r.header[fc])
+		msg += fmt.Sprintf("; if column %q holds categories, give an explicit mapping of its values to numbers (e.g. yes=1, no=0: dpmcmc: --category %s=yes:1,no:0, or \"categories\" in the run config; the page: the \"text coding\" column of step 3), or leave the column out", r.header[fc], r.header[fc])
 	}
 	return 0, false, pe(errorf(ErrNotNumeric, msg))
 }

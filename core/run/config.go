@@ -503,7 +503,15 @@ func ParseConfig(b []byte) (*Config, error) {
 		// Name the field as the file spells it, not Go's struct path.
 		var ute *json.UnmarshalTypeError
 		if errors.As(err, &ute) && ute.Field != "" {
-			return nil, fmt.Errorf("run config: %s must be %s (got a JSON %s)", ute.Field, jsonKind(ute.Type), ute.Value)
+			// The offset is just past the value: its line and column name
+			// the entry (a map's field is the map, not its key: "noise-sd"
+			// in model.options).
+			line, col := lineColumn(b, ute.Offset)
+			field := ute.Field
+			if field == "model.options" {
+				field = `each value of model.options (e.g. "noise-sd": "1.5")`
+			}
+			return nil, fmt.Errorf("run config: %s must be %s (got a JSON %s) at line %d, column %d", field, jsonKind(ute.Type), ute.Value, line, col)
 		}
 		// Say where a syntax error is, as the CSV loader does.
 		var syn *json.SyntaxError

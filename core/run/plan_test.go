@@ -249,9 +249,10 @@ func TestParseConfigByteOrderMark(t *testing.T) {
 // it (the CLI audit saw Go's "struct field Budget.privacy.epsilon").
 func TestParseConfigTypeErrorNamesField(t *testing.T) {
 	for in, want := range map[string]string{
-		`{"privacy": {"epsilon": "1"}}`: "run config: privacy.epsilon must be a number (got a JSON string)",
-		`{"chains": 2.5}`:               "run config: chains must be a whole number (got a JSON number 2.5)",
-		`{"model": {"model": 3}}`:       "run config: model.model must be a string (got a JSON number)",
+		`{"privacy": {"epsilon": "1"}}`: "run config: privacy.epsilon must be a number (got a JSON string) at line 1, column 27",
+		`{"chains": 2.5}`:               "run config: chains must be a whole number (got a JSON number 2.5) at line 1, column 14",
+		`{"model": {"model": 3}}`:       "run config: model.model must be a string (got a JSON number) at line 1, column 21",
+		"{\"model\": {\"model\": \"linear\",\n \"options\": {\"noise-sd\": 1}}}": `run config: each value of model.options (e.g. "noise-sd": "1.5") must be a string (got a JSON number) at line 2, column 26`,
 	} {
 		if _, err := ParseConfig([]byte(in)); err == nil || err.Error() != want {
 			t.Errorf("%s: %v, want %q", in, err, want)
