@@ -69,6 +69,7 @@ func TestImpossibleSettingsRefused(t *testing.T) {
 		{"no-privacy with a budget", append(clone(priv[:len(priv)-2]), "--no-privacy", "--epsilon", "1", "--delta", "1e-5"), "--no-privacy contradicts the budget", 1},
 		{"dp-map with auto", append(clone(priv[:len(priv)-2]), "--init", "dp-map", "--epsilon", "1", "--delta", "1e-5"), "the algorithm is auto (the default of a private run), which chooses noise-aware", 1},
 		{"init unknown", append(clone(priv), "--init", "foo", "--epsilon", "1", "--delta", "1e-5"), "--init: want uniform, zero, dp-map or comma-separated numbers", 1},
+		{"bound too wide to scale by", []string{"sample", "--data", data, "--model", "logistic", "--outcome", "y", "--out", out, "--quiet", "--bound", "age=-1e300:1e300", "--bound", "bmi=15:50", "--epsilon", "1", "--delta", "1e-5"}, `bound for column "age": -1e+300:1e+300 is too wide to scale by (its width must be at most 1e100)`, 1},
 		{"plan tau zero", []string{"plan", "--algorithm", "dp-hmc", "--n", "569", "--dim", "3", "--epsilon", "3", "--delta", "1e-5", "--tau", "0"}, "--tau 0: give a value > 0, or leave the flag out for its default", 1},
 		{"plan draws zero", []string{"plan", "--algorithm", "dp-penalty", "--n", "569", "--epsilon", "3", "--delta", "1e-5", "--warmup", "0", "--draws", "0"}, "--draws 0: give a value ≥ 1", 1},
 		{"plan algorithms listed", []string{"plan", "--algorithm", "foo", "--n", "100", "--epsilon", "1", "--delta", "1e-5"}, "(private: dp-barker, dp-barker-full,", 1},

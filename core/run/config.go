@@ -286,7 +286,12 @@ func (c *Config) Validate() error {
 		} else if math.IsInf(b[1]-b[0], 0) {
 			// Scaling by the half-range and every sensitivity need the width.
 			add("bound for column %q: %v:%v is too wide (its width overflows a double)", name, b[0], b[1])
-		} else if w := b[1] - b[0]; w < 1e-100 || w < 1e-12*max(math.Abs(b[0]), math.Abs(b[1])) {
+		} else if w := b[1] - b[0]; w > 1e100 && !(name == c.Model.Outcome && strings.EqualFold(strings.TrimSpace(c.Model.Model), "poisson")) {
+			// The coefficients per unit are the scaled ones over the
+			// half-range: below 1e-100 their squares (variances) underflow,
+			// and the summary would print sd 0 with a nonzero interval.
+			add("bound for column %q: %v:%v is too wide to scale by (its width must be at most 1e100)", name, b[0], b[1])
+		} else if w < 1e-100 || w < 1e-12*max(math.Abs(b[0]), math.Abs(b[1])) {
 			// Scaling divides by the half-range: a subnormal or
 			// rounding-sized width gives infinite scaled values.
 			add("bound for column %q: %v:%v is too narrow to scale by (its width must be at least 1e-100 and 1e-12 of its ends)", name, b[0], b[1])

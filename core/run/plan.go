@@ -168,7 +168,12 @@ func MakePlan(cfg *Config, n, d int) (*Plan, error) {
 		return nil, err
 	}
 	cfg, reason := resolveAuto(cfg, n, d)
-	_, p, err := resolve(cfg, nil, n, d)
+	c, p, err := resolve(cfg, nil, n, d)
+	if err == nil {
+		// The run's memory limit, which Prepare checks too: a plan of
+		// iterations no run can hold is refused here as there.
+		err = checkStorage(c, d, cfg.Privacy != nil && cfg.Warmup == 0 && cfg.Draws == 0)
+	}
 	if err == nil && reason != "" {
 		p.AutoReason = reason
 		p.Notes = append(p.Notes, AutoNote(p.Algorithm, reason))

@@ -99,7 +99,7 @@ func prepareModel(cfg *Config, m model.Model, names []string, clipped dataset.Cl
 		}
 		return nil, err
 	}
-	if err := checkStorage(resolved, m.Dim()); err != nil {
+	if err := checkStorage(resolved, m.Dim(), cfg.Privacy != nil && cfg.Warmup == 0 && cfg.Draws == 0); err != nil {
 		return nil, err
 	}
 	if _, err := newKernel(resolved.Algorithm, m, resolved.Settings, resolved); err != nil {
@@ -132,17 +132,24 @@ const MaxDataValues = 1 << 28
 
 // checkStorage refuses a resolved config whose chains would each hold more
 // than MaxStoredValues numbers, or all together more than
-// MaxRunStoredValues.
-func checkStorage(c *Config, dim int) error {
+// MaxRunStoredValues. planned: the iterations were planned from a noise the
+// user gave (a private run without warmup and draws), so the advice is
+// less noise, not fewer draws the user never set.
+func checkStorage(c *Config, dim int, planned bool) error {
 	per := (float64(c.Warmup) + float64(c.Draws)) * float64(max(dim, 1))
+	fewer, fewerAll := "lower the draws or the warmup", "lower the draws, the warmup or the chains"
+	if planned {
+		fewer = "these iterations were planned from the noise given (--tau, --tau-grad, --step-epsilon or --noise-multiplier): give less noise, which plans fewer, or give --warmup and --draws"
+		fewerAll = fewer
+	}
 	if per > MaxStoredValues {
-		return fmt.Errorf("draws: each chain would hold (%d warmup + %d draws) × %d parameters = %.3g numbers, %.3g GB of memory; at most %d (%.3g GB) per chain: lower the draws or the warmup",
-			c.Warmup, c.Draws, dim, per, per*8/1e9, MaxStoredValues, float64(MaxStoredValues)*8/1e9)
+		return fmt.Errorf("draws: each chain would hold (%d warmup + %d draws) × %d parameters = %.3g numbers, %.3g GB of memory; at most %d (%.3g GB) per chain: %s",
+			c.Warmup, c.Draws, dim, per, per*8/1e9, MaxStoredValues, float64(MaxStoredValues)*8/1e9, fewer)
 	}
 	chains := max(c.Chains, 1)
 	if all := float64(chains) * per; all > MaxRunStoredValues {
-		return fmt.Errorf("draws: the run would hold %s × (%d warmup + %d draws) × %d parameters = %.3g numbers, %.3g GB of memory; at most %d (%.3g GB) for all chains together: lower the draws, the warmup or the chains",
-			ChainsWord(chains), c.Warmup, c.Draws, dim, all, all*8/1e9, MaxRunStoredValues, float64(MaxRunStoredValues)*8/1e9)
+		return fmt.Errorf("draws: the run would hold %s × (%d warmup + %d draws) × %d parameters = %.3g numbers, %.3g GB of memory; at most %d (%.3g GB) for all chains together: %s",
+			ChainsWord(chains), c.Warmup, c.Draws, dim, all, all*8/1e9, MaxRunStoredValues, float64(MaxRunStoredValues)*8/1e9, fewerAll)
 	}
 	return nil
 }
