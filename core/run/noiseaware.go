@@ -123,7 +123,7 @@ func planNoiseAware(c *Config, p *Plan, m model.Model, n, d int) error {
 		return fmt.Errorf("noise-aware works for the logistic, linear, poisson, gaussian and banana models (got %s)", c.Model.Model)
 	}
 	if d > MaxNoiseAwareDim {
-		return fmt.Errorf("noise-aware handles at most %d coefficients (this model has %d): every posterior draw decomposes a d×d matrix (about a minute at 64 with the default draws, hours at 300), and at clinical sizes a release this wide tells little; use fewer predictors", MaxNoiseAwareDim, d)
+		return fmt.Errorf("noise-aware handles at most %d coefficients (this model has %d): every posterior draw decomposes a d×d matrix (about 10 s natively at 64 with the default draws, longer in a browser, hours at 300), and at clinical sizes a release this wide tells little; use fewer predictors", MaxNoiseAwareDim, d)
 	}
 	spec, err := noiseAwareSpec(c, m, n, d)
 	if err != nil {
