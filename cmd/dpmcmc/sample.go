@@ -521,6 +521,12 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		}
 		tab, lrep, err := run.LoadData(file, cfg)
 		if err != nil {
+			if d := cfg.Data.Delimiter; d != "" {
+				// A forced delimiter that is not the file's makes any
+				// error: name it as a cause.
+				name := map[string]string{",": "','", ";": "';'", "\t": "tab"}[d]
+				return fmt.Errorf("%s: %w (read with the delimiter %s that --delimiter or the config sets; leave it out to have the file's detected)", f.data, err, name)
+			}
 			return fmt.Errorf("%s: %w", f.data, err)
 		}
 		loaded(lrep)

@@ -344,3 +344,17 @@ func TestConfigZeroChainsAndTypeErrorPlace(t *testing.T) {
 		}
 	}
 }
+
+// A load error of a file read with a forced delimiter names the delimiter
+// as a possible cause.
+func TestForcedDelimiterNamedInLoadError(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "q.csv")
+	if err := os.WriteFile(data, []byte("\"a\",\"y\"\n1,0\n2,1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "sample", "--data", data, "--delimiter", ";", "--model", "logistic", "--outcome", "y", "--algorithm", "hmc", "--out", filepath.Join(dir, "o.csv"))
+	if code == 0 || !strings.Contains(stderr, "line 1, column 1: ") || !strings.Contains(stderr, "(read with the delimiter ';' that --delimiter or the config sets; leave it out to have the file's detected)") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
