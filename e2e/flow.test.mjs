@@ -149,6 +149,14 @@ test('cancel keeps the partial draws and says so', { timeout: 120000 }, async ()
     const t = parseCSV(draws.text);
     const per = Number(/cut to the shortest, (\d+) draws/.exec(await page.getByTestId('verdict').textContent())[1]);
     assert.equal(t.length, 1 + 2 * per);
+    // The Stan CSVs hold the same cut chains (their header used to state
+    // the planned draws, and the export failed after every cancel).
+    const stan = await downloads(page, 'export-stan', 2);
+    for (const f of stan) {
+      assert.match(f.text, new RegExp(`num_samples = ${per}\\n`), f.name);
+      assert.equal(f.text.split('\n').filter((l) => l && !l.startsWith('#')).length, 1 + per, f.name);
+    }
+    assert.equal(await page.getByTestId('export-error').isHidden(), true);
     await assertClean(page, rec);
   } finally {
     await context.close();

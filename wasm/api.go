@@ -530,7 +530,7 @@ func exportStan(cfg *run.Config, names []string, chains []chainData, c, n int, c
 	}
 	e := export.Export{
 		Draws:  d,
-		Header: export.StanHeader{Model: cfg.Model.Model, Algorithm: cfg.Algorithm, NumSamples: cfg.Draws, NumWarmup: cfg.Warmup},
+		Header: export.RunHeader(cfg.Model.Model, cfg.Algorithm, d, cfg.Warmup),
 		Config: cfg,
 	}
 	if run.IsPrivate(cfg.Algorithm) {

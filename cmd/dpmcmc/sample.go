@@ -705,7 +705,7 @@ func writeDraws(out, format string, cfg *run.Config, res *run.Result, withWarmup
 	}
 	e := export.Export{
 		Draws:  d,
-		Header: export.StanHeader{Model: cfg.Model.Model, Algorithm: cfg.Algorithm, NumSamples: cfg.Draws, NumWarmup: cfg.Warmup},
+		Header: export.RunHeader(cfg.Model.Model, cfg.Algorithm, d, cfg.Warmup),
 		Config: cfg,
 	}
 	if rep != nil {

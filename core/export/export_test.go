@@ -338,3 +338,26 @@ func TestReadStanTruncated(t *testing.T) {
 		t.Fatalf("truncated: %v", err)
 	}
 }
+
+// A cancelled run's chains are cut to the shortest: RunHeader states the
+// draws kept, so its Stan CSV writes (the planned num_samples made the
+// page's Stan export fail after every cancel), and the planned warmup when
+// its draws are not saved.
+func TestRunHeaderOfCutChains(t *testing.T) {
+	d := &Draws{Names: []string{"x"}, Values: [][][]float64{{{1}, {2}, {3}}, {{4}, {5}, {6}}}}
+	var b bytes.Buffer
+	if err := WriteStanCSV(&b, Export{Draws: d, Header: RunHeader("logistic", "hmc", d, 500)}, 1); err != nil {
+		t.Fatal(err)
+	}
+	if s := b.String(); !strings.Contains(s, "num_samples = 3\n") || !strings.Contains(s, "num_warmup = 500\n") {
+		t.Errorf("header:\n%s", s)
+	}
+	if err := WriteStanCSV(&bytes.Buffer{}, Export{Draws: d, Header: StanHeader{NumSamples: 1000, NumWarmup: 500}}, 0); err == nil {
+		t.Error("the planned draws in the header were accepted for cut chains")
+	}
+	w := &Draws{Names: []string{"x"}, Values: [][][]float64{{{1}, {2}, {3}}}, Warmup: 2}
+	b.Reset()
+	if err := WriteStanCSV(&b, Export{Draws: w, Header: RunHeader("logistic", "hmc", w, 500)}, 0); err != nil || !strings.Contains(b.String(), "num_warmup = 2\n") || !strings.Contains(b.String(), "num_samples = 1\n") {
+		t.Errorf("saved warmup: %v\n%s", err, b.String())
+	}
+}

@@ -110,6 +110,19 @@ type StanHeader struct {
 	Thin       int // 0 means 1
 }
 
+// RunHeader is the header of the draws d kept from a run of model and
+// algorithm with plannedWarmup warmup iterations per chain: the number of
+// samples (and of saved warmup draws) is the draws' own, so that a
+// cancelled run, whose chains are cut to the shortest, exports what it
+// kept; a run whose warmup draws are not saved states its planned warmup.
+func RunHeader(model, algorithm string, d *Draws, plannedWarmup int) StanHeader {
+	h := StanHeader{Model: model, Algorithm: algorithm}
+	if d.Warmup == 0 {
+		h.NumWarmup = plannedWarmup
+	}
+	return h
+}
+
 // PublicConfig is the run configuration as an export sees it. Implement it
 // only on the public, data-independent configuration (DESIGN.md rule 5).
 type PublicConfig interface {

@@ -44,6 +44,7 @@ export class Results {
   show(run) {
     this.clear();
     this.run = run;
+    $('export-error').hidden = true;
     const section = document.getElementById('results');
     section.hidden = false;
     section.dataset.state = run.aborted ? 'aborted' : run.cancelled ? 'cancelled' : 'done';
@@ -92,12 +93,16 @@ export class Results {
     const j = Number($('plot-param').value);
     const k = Number($('pair-param').value);
     const n = run.chains.length;
+    // The draws the summary and the exports use: a cancelled run's chains
+    // cut to the shortest (a review found the trace running on past it).
+    const shortest = Math.min(...run.chains.map((ch) => ch.n));
+    const chains = run.chains.map((ch) => ({ ...ch, n: shortest }));
     const trace = traceChart($('trace-plot'), n, run.names[j]);
-    trace.setData(traceData(run.chains, j, run.warmup));
+    trace.setData(traceData(chains, j, run.warmup));
     const dens = densityChart($('density-plot'), n, run.names[j]);
-    dens.setData(densityData(run.chains, j, run.warmup));
+    dens.setData(densityData(chains, j, run.warmup));
     const pair = pairChart($('pair-plot'), n, run.names[j], run.names[k]);
-    pair.setData(pairData(run.chains, j, k, run.warmup));
+    pair.setData(pairData(chains, j, k, run.warmup));
     this.charts = [trace, dens, pair];
   }
 
@@ -105,9 +110,10 @@ export class Results {
     return this.run.private ? '' : '-NOT-PRIVATE';
   }
 
+  /** An export's error, shown beside the export buttons (step 7). */
   fail(what, r) {
-    $('error').textContent = `${what} failed: ${r.error.message}`;
-    $('error').hidden = false;
+    $('export-error').textContent = `${what} failed: ${r.error.message}`;
+    $('export-error').hidden = false;
   }
 
   exportDraws() {
