@@ -160,13 +160,16 @@ func InterceptNote(model string, names []string, bounds map[string][2]float64, c
 // Probability spells a probability with three significant digits, and one
 // close to 1 with two of its distance from 1, so that 0.99994 does not read
 // as a certain "1": 0.99994, 0.99959, 0.996 (and 0.00037 at the other
-// end, as 'g' gives it). Only a probability that is 1 in floating point
-// reads "1".
+// end, as 'g' gives it); beyond seven decimals, as that distance: "1 −
+// 1.6e-09". Only a probability that is 1 in floating point reads "1".
 func Probability(p float64) string {
 	if !(p > 0.995 && p < 1) {
 		return Num(p, 'g', 3)
 	}
 	decimals := int(math.Ceil(-math.Log10(1-p))) + 1
+	if decimals > 7 {
+		return "1 − " + Num(1-p, 'g', 2)
+	}
 	s := strconv.FormatFloat(p, 'f', decimals, 64)
 	if strings.Contains(s, ".") {
 		s = strings.TrimRight(s, "0")

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"strconv"
 	"testing"
 
 	"github.com/dpmcmc/dpmcmc/core/diag"
@@ -100,10 +101,32 @@ func TestProbabilityNearOne(t *testing.T) {
 	for _, c := range []struct {
 		p    float64
 		want string
-	}{{0.99994, "0.99994"}, {0.99959, "0.99959"}, {0.999995, "0.999995"}, {0.996, "0.996"}, {0.9951, "0.9951"},
+	}{{0.99994, "0.99994"}, {0.99959, "0.99959"}, {0.999995, "0.999995"}, {1 - 1.6e-9, "1 − 1.6e-09"}, {0.9999999999999956, "1 − 4.4e-15"}, {0.996, "0.996"}, {0.9951, "0.9951"},
 		{0.995, "0.995"}, {0.589, "0.589"}, {0.00037, "0.00037"}, {1, "1"}, {1 - 1e-17, "1"}, {math.NaN(), "NA"}} {
 		if got := Probability(c.p); got != c.want {
 			t.Errorf("Probability(%v) = %q, want %q", c.p, got, c.want)
+		}
+	}
+}
+
+// The ε spent never reads above the budget it is within, and stays
+// rounded up (a review found "ε spent 2.35 of 2.346" for a typed 2.34567).
+func TestBudgetSpentWithinTypedBudget(t *testing.T) {
+	for _, c := range []struct {
+		spent, budget float64
+		want          string
+	}{
+		{2.34566974, 2.34567, "ε spent 2.34567 of 2.34567 (δ = 1e-05)"},
+		{0.98765399, 0.987654, "ε spent 0.987654 of 0.987654 (δ = 1e-05)"},
+		{2.9999999994, 3, "ε spent 3 of 3 (δ = 1e-05)"},
+		{2.956, 3, "ε spent 2.96 of 3 (δ = 1e-05)"},
+		{1.5, 3, "ε spent 1.5 of 3 (δ = 1e-05)"},
+	} {
+		if got := Budget(c.spent, c.budget, 1e-5); got != c.want {
+			t.Errorf("Budget(%v, %v) = %q, want %q", c.spent, c.budget, got, c.want)
+		}
+		if x, _ := strconv.ParseFloat(Up(c.spent, SpentDigits(c.spent, c.budget)), 64); x < c.spent || x > c.budget {
+			t.Errorf("%v of %v spelled %v", c.spent, c.budget, x)
 		}
 	}
 }

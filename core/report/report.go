@@ -242,13 +242,32 @@ func NotPrivate(algorithm string) string {
 // Budget spells the privacy budget spent: ε rounded up to three
 // significant digits (never understated), the budget and δ.
 func Budget(spent, budget, delta float64) string {
-	return "ε spent " + Up(spent, 3) + " of " + Num(budget, 'g', 4) + " (δ = " + Num(delta, 'g', -1) + ")"
+	d := SpentDigits(spent, budget)
+	return "ε spent " + Up(spent, d) + " of " + Num(budget, 'g', max(d, 4)) + " (δ = " + Num(delta, 'g', -1) + ")"
+}
+
+// SpentDigits is the number of significant digits the ε spent is spelled
+// with (rounded up, Up): 3, or as many more (up to 6) as keep an ε spent
+// within the budget from reading above it. A budget typed as 2.34567 and
+// spent to 2.3456697 reads "2.34567 of 2.34567", not "2.35 of 2.346" (a
+// review found the page and the statement showing more than the typed ε).
+func SpentDigits(spent, budget float64) int {
+	if !(spent > 0) || !(spent <= budget) {
+		return 3
+	}
+	for d := 3; d < 6; d++ {
+		if x, err := strconv.ParseFloat(Up(spent, d), 64); err == nil && x <= budget {
+			return d
+		}
+	}
+	return 6
 }
 
 // BudgetSoFar spells the budget spent while chains still run, from the
 // iterations reported so far: a lower bound, said as one.
 func BudgetSoFar(spent, budget, delta float64) string {
-	return "ε spent so far at least " + Up(spent, 3) + " of " + Num(budget, 'g', 4) + " (δ = " + Num(delta, 'g', -1) + "); chains still running"
+	d := SpentDigits(spent, budget)
+	return "ε spent so far at least " + Up(spent, d) + " of " + Num(budget, 'g', max(d, 4)) + " (δ = " + Num(delta, 'g', -1) + "); chains still running"
 }
 
 // Up formats v ≥ 0 with the given significant digits, rounded up.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dpmcmc/dpmcmc/core/model"
 	"github.com/dpmcmc/dpmcmc/core/privacy"
+	"github.com/dpmcmc/dpmcmc/core/report"
 	"github.com/dpmcmc/dpmcmc/core/rng"
 )
 
@@ -231,20 +232,20 @@ func statement(r *PrivacyReport) string {
 		var what string
 		if r.Algorithm == NoiseAware {
 			what = fmt.Sprintf("The privacy cost of this run is that of its %s of noisy statistics: (ε = %s, δ = %s)-differential privacy with respect to %s, computed with the %s accountant.",
-				releasesText(r), roundUp(r.Epsilon, 3), fmtFloat(r.Delta), rel, r.Accountant)
+				releasesText(r), report.Up(r.Epsilon, report.SpentDigits(r.Epsilon, r.EpsilonBudget)), fmtFloat(r.Delta), rel, r.Accountant)
 		} else {
 			what = fmt.Sprintf("The %d iterations that ran (%s, warmup included) spent (ε = %s, δ = %s)-differential privacy with respect to %s, computed with the %s accountant from the iterations that actually ran%s.",
-				total, ChainsWord(r.Chains), roundUp(r.Epsilon, 3), fmtFloat(r.Delta), rel, r.Accountant, strings.TrimSuffix(cond, ","))
+				total, ChainsWord(r.Chains), report.Up(r.Epsilon, report.SpentDigits(r.Epsilon, r.EpsilonBudget)), fmtFloat(r.Delta), rel, r.Accountant, strings.TrimSuffix(cond, ","))
 		}
 		s = fmt.Sprintf("This %s run stopped before its end because a chain's state became non-finite (%s); its draws are not a posterior sample and were not released. %s", r.Algorithm, r.Aborted, what)
 	} else if r.Algorithm == NoiseAware {
 		// The budget is spent by the releases, made once before any draw;
 		// the draws are post-processing, so their number does not enter.
 		s = fmt.Sprintf("The released posterior draws (%s) were produced by %s from %s of noisy statistics, made once before any draw and shared by all chains, and satisfy (ε = %s, δ = %s)-differential privacy with respect to %s, computed with the %s accountant for those releases together; the draws after them, however many, spend no privacy.",
-			ChainsWord(r.Chains), r.Algorithm, releasesText(r), roundUp(r.Epsilon, 3), fmtFloat(r.Delta), rel, r.Accountant)
+			ChainsWord(r.Chains), r.Algorithm, releasesText(r), report.Up(r.Epsilon, report.SpentDigits(r.Epsilon, r.EpsilonBudget)), fmtFloat(r.Delta), rel, r.Accountant)
 	} else {
 		s = fmt.Sprintf("The released posterior draws (%s, %d iterations in total, warmup included) were produced by %s and%s satisfy (ε = %s, δ = %s)-differential privacy with respect to %s, computed with the %s accountant from the iterations that actually ran.",
-			ChainsWord(r.Chains), total, r.Algorithm, cond, roundUp(r.Epsilon, 3), fmtFloat(r.Delta), rel, r.Accountant)
+			ChainsWord(r.Chains), total, r.Algorithm, cond, report.Up(r.Epsilon, report.SpentDigits(r.Epsilon, r.EpsilonBudget)), fmtFloat(r.Delta), rel, r.Accountant)
 	}
 	if r.Condition != "" {
 		s += " This is not a worst-case guarantee: the error of the finite inner run is not accounted."
@@ -284,17 +285,6 @@ func innerRunCondition(whose string, inner int, from string) string {
 		inner = 1000 // mcmc.OPSConfig's default
 	}
 	return fmt.Sprintf("if the inner Metropolis–Hastings run behind %s (%d iterations from %s) has converged to the tempered posterior", whose, inner, from)
-}
-
-// roundUp formats v rounded up to the given significant digits, so the
-// sentence never understates ε.
-func roundUp(v float64, digits int) string {
-	if v <= 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-		return fmtFloat(v)
-	}
-	e := math.Floor(math.Log10(v)) - float64(digits-1)
-	p := math.Pow(10, e)
-	return strconv.FormatFloat(math.Ceil(v/p)*p, 'g', digits, 64)
 }
 
 // NewReport computes the privacy report of a run from its resolved config
@@ -453,8 +443,8 @@ func NewReport(cfg *Config, n, d int, iterations []int, cancelled bool) (*Privac
 	}
 	if r.Epsilon > LargeEpsilon {
 		// The ε spent (an interrupted run may have spent less than asked).
-		// Spelled as the statement spells it (3 significant digits, up).
-		e, _ := strconv.ParseFloat(roundUp(r.Epsilon, 3), 64)
+		// Spelled as the statement spells it (report.SpentDigits, up).
+		e, _ := strconv.ParseFloat(report.Up(r.Epsilon, report.SpentDigits(r.Epsilon, r.EpsilonBudget)), 64)
 		r.Notes = append(r.Notes, LargeEpsilonNote(e))
 	}
 	if sc := withDefaultScale(cfg); cfg.Algorithm != NoiseAware && strings.EqualFold(sc.Model.Scale, model.ScaleBounds) {

@@ -3,7 +3,7 @@
 // progress. Every number shown or exported is computed by the Go engine;
 // this file only moves values between the controls, the engine and the
 // workers. Data values reach the DOM through textContent only.
-import { $, el, fill, fmt, fmtInt, download, breakable } from './ui.js';
+import { $, el, fill, fmt, fmtInt, fmtEpsilonUp, fmtDelta, download, breakable } from './ui.js';
 import { POOL_SIZE } from './pool.js';
 import { traceChart, traceData } from './charts.js';
 import { Results } from './results.js';
@@ -706,7 +706,7 @@ export class App {
       const res = await this.pool.plan(cfgJSON);
       if (this.planned?.cfgJSON !== cfgJSON) return; // stale
       this.planned = { cfgJSON, error: res.error?.message, plan: res.plan, resolvedJSON: res.config ? JSON.stringify(res.config) : null };
-      $('plan').textContent = res.error ? '' : planText(res.plan, Boolean(this.algorithms.find((a) => a.name === res.plan?.algorithm)?.shared_release));
+      $('plan').textContent = res.error ? '' : planText(res.plan, Boolean(this.algorithms.find((a) => a.name === res.plan?.algorithm)?.shared_release), Number(cfg.privacy?.epsilon ?? Infinity));
       showForecast(res.error ? null : res.plan?.forecast);
       showClipped(res.error ? null : res.clipped, cfg);
       this.announcePlan();
@@ -1091,7 +1091,7 @@ export class App {
     s.delta += rep.delta;
     const e = $('session-spent');
     e.hidden = s.runs < 2;
-    e.textContent = s.runs < 2 ? '' : `This is the ${ordinal(s.runs)} private run on these rows in this tab: together the runs have spent ε = ${fmt(s.epsilon, 4)} at δ = ${fmt(s.delta)} (privacy losses of analyses of the same data add up; this run's statement covers this run only).`;
+    e.textContent = s.runs < 2 ? '' : `This is the ${ordinal(s.runs)} private run on these rows in this tab: together the runs have spent ε = ${fmtEpsilonUp(s.epsilon)} at δ = ${fmtDelta(s.delta)} (privacy losses of analyses of the same data add up; this run's statement covers this run only).`;
   }
 
   /** Before a private run, what earlier runs of this tab spent on the file. */
@@ -1100,7 +1100,7 @@ export class App {
     if (!s || s.runs === 0 || !cfg.privacy) return '';
     const eps = s.epsilon + cfg.privacy.epsilon;
     const delta = s.delta + cfg.privacy.delta;
-    return `Earlier private run${s.runs > 1 ? 's' : ''} in this tab (${s.runs}) spent ε = ${fmt(s.epsilon, 4)} at δ = ${fmt(s.delta)} on these rows; this run would bring the total to ε = ${fmt(eps, 4)} at δ = ${fmt(delta)}. Privacy losses of analyses of the same data add up: re-running until an answer looks right spends more of the people's privacy, and the result of the first run is as valid as any later one.`;
+    return `Earlier private run${s.runs > 1 ? 's' : ''} in this tab (${s.runs}) spent ε = ${fmtEpsilonUp(s.epsilon)} at δ = ${fmtDelta(s.delta)} on these rows; this run would bring the total to ε = ${fmtEpsilonUp(eps)} at δ = ${fmtDelta(delta)}. Privacy losses of analyses of the same data add up: re-running until an answer looks right spends more of the people's privacy, and the result of the first run is as valid as any later one.`;
   }
 }
 
@@ -1248,11 +1248,11 @@ function showClipped(clipped, cfg = {}) {
 }
 
 /** The plan in words; sharedRelease: one release for the run (noise-aware), not a cost per iteration. */
-function planText(p, sharedRelease) {
+function planText(p, sharedRelease, budget) {
   const per = p.warmup_per_chain + p.draws_per_chain;
   let t = `Plan: ${p.chains} chain${p.chains > 1 ? 's' : ''} × ${fmtInt(per)} iterations (${fmtInt(p.warmup_per_chain)} warmup + ${fmtInt(p.draws_per_chain)} draws)`;
   if (!p.private) return `${t}. Not private: no privacy budget is spent and none is protected.${(p.notes ?? []).map((n) => ` Note: ${n}.`).join('')}`;
-  t += `; planned ε = ${fmt(p.epsilon, 4)} at δ = ${fmt(p.delta)} (${p.accountant} accountant)`;
+  t += `; planned ε = ${fmtEpsilonUp(p.epsilon, budget)} at δ = ${fmtDelta(p.delta)} (${p.accountant} accountant)`;
   const s = p.settings ?? {};
   const noise = [['tau', 'noise τ'], ['tau_grad', 'gradient noise τ_g'], ['clip', 'clip'], ['grad_clip', 'gradient clip']]
     .filter(([k]) => s[k] > 0).map(([k, name]) => `${name} = ${fmt(s[k])}`);

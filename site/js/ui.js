@@ -53,6 +53,32 @@ export function fmt(v, digits = 3) {
   return s.replace('-', '−');
 }
 
+/**
+ * Formats an ε rounded up (never understated), as the engine's
+ * report.SpentDigits and report.Up do: 3 significant digits, or up to 6
+ * when fewer would read above the budget it is within (2.34566974 of a
+ * typed 2.34567 reads 2.34567, not 2.346).
+ */
+export function fmtEpsilonUp(v, budget = Infinity) {
+  if (!(v > 0) || !Number.isFinite(v)) return fmt(v);
+  const up = (d) => {
+    let x = Number(v.toPrecision(d));
+    if (x < v) x += 10 ** (Math.floor(Math.log10(v)) - d + 1);
+    return Number(x.toPrecision(d));
+  };
+  let d = 3;
+  while (d < 6 && v <= budget && up(d) > budget) d++;
+  return fmt(up(d), d);
+}
+
+/** Formats δ as the engine's statement does (Go's shortest form: 1e-05). */
+export function fmtDelta(v) {
+  if (!(v > 0) || !Number.isFinite(v)) return fmt(v);
+  // Go's 'g' with the shortest digits: an exponent below 1e-4, of at least
+  // two digits.
+  return (v < 1e-4 ? v.toExponential() : String(v)).replace(/e([+-])(\d)$/, 'e$10$2');
+}
+
 /** Formats an integer with thin separators. */
 export const fmtInt = (v) => (v === null || v === undefined ? '—' : Math.round(v).toLocaleString('en-US'));
 
