@@ -3,8 +3,8 @@ package report
 import (
 	"math"
 	"math/rand/v2"
-	"strings"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/dpmcmc/dpmcmc/core/diag"
