@@ -68,11 +68,16 @@ func PriorSDs(names []string, bounds map[string][2]float64, s float64, scaled bo
 }
 
 // MostlyPrior returns, in row order, the coefficients whose posterior sd is
-// above MostlyPriorShare of their prior sd (prior from PriorSDs).
+// above MostlyPriorShare of their prior sd (prior from PriorSDs), unless
+// their 95% interval excludes 0: a posterior that wide but away from the
+// prior's centre is a prior in conflict with the data, which PriorPull
+// names (a review found a raw-units smoothness coefficient, 102 ± 24 per
+// unit under a flat prior, shrunk to 21 ± 8.5 by N(0, 10²) and called
+// "mostly the prior", with the advice of a narrower prior).
 func MostlyPrior(rows []diag.ParamSummary, prior map[string]float64) []string {
 	var out []string
 	for _, r := range rows {
-		if p, ok := prior[r.Name]; ok && p > 0 && r.SD > MostlyPriorShare*p {
+		if p, ok := prior[r.Name]; ok && p > 0 && r.SD > MostlyPriorShare*p && !excludesZero(r) {
 			out = append(out, r.Name)
 		}
 	}
@@ -98,6 +103,11 @@ func PriorNote(rows []diag.ParamSummary, prior map[string]float64, private bool)
 	}
 	return "Mostly the prior: " + strings.Join(names, ", ") + " (posterior sd above " + Num(MostlyPriorShare, 'g', 2) +
 		" × the prior sd, so the prior carries more information than the data): " + data + " little about " + what + "; " + their + " the prior's width, not an estimate. " + more
+}
+
+// excludesZero reports whether r's 95% interval lies on one side of 0.
+func excludesZero(r diag.ParamSummary) bool {
+	return r.Q2_5 > 0 || r.Q97_5 < 0
 }
 
 // HeavyTailRatio is the sd-to-MAD ratio (diag.ParamSummary) above which a
@@ -153,12 +163,14 @@ const PriorPullShare = 0.5
 // 1/(λ + 1/s²), so λ = 1/sd² − 1/s², m̂ − m = m/(λs²) = m·sd²/(s² − sd²),
 // and the shift is |m|·sd/(s² − sd²) posterior sds (an estimate from the
 // summary, not a refit). A coefficient that is mostly prior (sd above
-// MostlyPriorShare of its prior's) is left to PriorNote, which says that its
-// interval is the prior's.
+// MostlyPriorShare of its prior's, MostlyPrior) is left to PriorNote, which
+// says that its interval is the prior's; one that wide whose 95% interval
+// excludes 0 is named here: the data pull it away from the prior, which
+// pulls it back.
 func PriorPull(rows []diag.ParamSummary, prior map[string]float64) (names []string, shifts []float64) {
 	for _, r := range rows {
 		s, ok := prior[r.Name]
-		if !ok || !(s > 0) || math.IsNaN(r.Mean) || !(r.SD <= MostlyPriorShare*s) {
+		if !ok || !(s > 0) || math.IsNaN(r.Mean) || !(r.SD <= MostlyPriorShare*s || excludesZero(r)) || !(r.SD < s) {
 			continue
 		}
 		if sh := math.Abs(r.Mean) * r.SD / (s*s - r.SD*r.SD); sh > PriorPullShare {

@@ -112,4 +112,17 @@ func TestPriorPullNote(t *testing.T) {
 	if got := PriorPullNote(mostly, map[string]float64{"glucose": 0.133}, true); got != "" || len(MostlyPrior(mostly, map[string]float64{"glucose": 0.133})) != 1 {
 		t.Errorf("mostly prior and pulled: %q", got)
 	}
+	// As wide, but its 95% interval excludes 0: the data pull it away from
+	// the prior (the review's raw-units smoothness, 102 ± 24 per unit under
+	// a flat prior, 21.06 ± 8.46 under N(0, 10²)). It is pulled, by about
+	// 21.06·8.46/(100 − 8.46²) = 6.3 sds, not "mostly the prior" with the
+	// advice of a narrower prior.
+	conflict := []diag.ParamSummary{{Name: "smoothness", Mean: 21.06, SD: 8.46, Q2_5: 3.98, Q97_5: 38.0}}
+	p10 := map[string]float64{"smoothness": 10}
+	if got := MostlyPrior(conflict, p10); len(got) != 0 {
+		t.Errorf("a prior in conflict with the data is called mostly prior: %v", got)
+	}
+	if note := PriorPullNote(conflict, p10, false); !strings.HasPrefix(note, "The prior pulls smoothness (about 6.3 posterior sds, its prior sd 10) toward 0") {
+		t.Errorf("conflict note %q", note)
+	}
 }
