@@ -76,6 +76,14 @@ test('noise-aware runs no warmup: the input is disabled with the reason, the pla
     assert.doesNotMatch(await planText(page), /no warmup/);
     await page.getByTestId('algorithm-select').selectOption('noise-aware');
     assert.equal(await warmup.isDisabled(), true);
+    // Too few draws per chain for the verdict's ESS: warned before the
+    // release spends the budget, with the free remedy.
+    await page.getByTestId('draws-input').fill('50');
+    const warning = page.getByTestId('run-forecast-warning');
+    await warning.waitFor({ state: 'visible', timeout: 20000 });
+    assert.match(await warning.textContent(), /^Before you run: the forecast \(step 4\) says only 50 draws per chain are planned, fewer than the 100 per chain .* give at least 100 draws per chain \(noise-aware's draws after its release cost no privacy\)\. This run would spend ε = [\d.]+ on draws/);
+    await page.getByTestId('draws-input').fill('1000');
+    await page.waitForFunction(() => document.querySelector('[data-testid="run-forecast-warning"]').hidden, null, { timeout: 20000 });
     await assertClean(page, rec);
   } finally {
     await context.close();

@@ -536,6 +536,11 @@ func MakeForecast(p *Plan, in ForecastInputs) *Forecast {
 	switch {
 	case !p.Private:
 		return &Forecast{Kind: "none", WillMix: true, Text: "not private: no privacy limit on mixing"}
+	case p.Algorithm == "noise-aware" && p.Draws < diag.ESSPerChainMin:
+		// Its draws are free after the release, but the verdict still
+		// needs 100 per chain; the release spends the budget whatever
+		// follows it.
+		return &Forecast{Kind: "too-few-draws", WillMix: false, Text: fmt.Sprintf("only %d draws per chain are planned, fewer than the %d per chain that R-hat and ESS need to show convergence: the run cannot be shown to converge; give at least %d draws per chain (noise-aware's draws after its release cost no privacy)", p.Draws, diag.ESSPerChainMin, diag.ESSPerChainMin)}
 	case p.Algorithm == "noise-aware" && isMeanStatisticModel(in.Model):
 		return meanNoiseAwareForecast(p.meanPreview, in.Model)
 	case p.Algorithm == "noise-aware":

@@ -750,13 +750,16 @@ export class App {
     const better = this.recommended && this.recommended !== p?.plan?.algorithm ? `The recommended sampler, ${this.recommended}, does not have this limit (step 5); ` : '';
     // The remedy: after the recommended sampler's clause, or as a sentence.
     const remedy = (text) => (better ? better + text : text[0].toUpperCase() + text.slice(1));
+    const spend = fc ? fmtEpsilonUp(p.plan.epsilon, decimal($('epsilon-input').value)) : '';
     let warning = '';
     if (wontMix && fc.kind === 'too-few-draws') {
-      warning = `Before you run: the forecast (step 4) says this budget pays for too few draws per chain to show convergence, so this run would spend ε = ${fmt(p.plan.epsilon)} on draws that are not a posterior sample. ${remedy('a larger ε pays for more draws.')}`;
+      // The forecast's own words carry the remedy: a larger ε for a
+      // per-iteration sampler, more (free) draws for noise-aware.
+      warning = `Before you run: the forecast (step 4) says ${fc.text}. This run would spend ε = ${spend} on draws that cannot be shown to be a posterior sample.`;
     } else if (wontMix) {
-      warning = `Before you run: the forecast (step 4) says these chains cannot converge, so this run would spend ε = ${fmt(p.plan.epsilon)} on draws that are not a posterior sample. ${remedy('the forecast names the ε at which they could.')}`;
+      warning = `Before you run: the forecast (step 4) says these chains cannot converge, so this run would spend ε = ${spend} on draws that are not a posterior sample. ${remedy('the forecast names the ε at which they could.')}`;
     } else if (probablyNot) {
-      warning = `Before you run: the forecast (step 4) says these chains can converge only if the predictors spread over most of their public ranges; for typical data they will probably not, and this run would then spend ε = ${fmt(p.plan.epsilon)} on draws that are not a posterior sample. ${remedy('the forecast names the ε that typical data would need.')}`;
+      warning = `Before you run: the forecast (step 4) says these chains can converge only if the predictors spread over most of their public ranges; for typical data they will probably not, and this run would then spend ε = ${spend} on draws that are not a posterior sample. ${remedy('the forecast names the ε that typical data would need.')}`;
     }
     $('run-forecast-warning').textContent = warning;
     $('run-button').disabled = active || Boolean(why) || !p || p.pending;
