@@ -319,10 +319,30 @@ test('a decimal comma is refused, not dropped: ε "0,5" and a bound "4,6" block 
       await page.waitForFunction(() => /planned ε = 0\.5 /.test(document.querySelector('[data-testid="plan"]').textContent), null, { timeout: 60000 });
       assert.equal(await page.getByTestId('run-button').isDisabled(), false);
       // Other non-numbers are refused too, not read as JavaScript would.
+      // Each is named as text that is not a number (before, "0x10" read
+      // as "ε must be a positive number", a bound "200 mg/dL" as a missing
+      // one, δ "1/100000" as out of range, an advanced field's "0.05x" as
+      // its default, silently).
+      const notNumber = (what) => `Not a number: ${what} (write digits with a point, e.g. 0.05, 200 or 1e-5; units go in your notes, not in the field).`;
       for (const typed of ['0x10', 'Infinity', '1_0']) {
         await eps.fill(typed);
-        await page.waitForFunction(() => document.querySelector('[data-testid="run-blocker"]').textContent === 'ε must be a positive number.');
+        await page.waitForFunction((want) => document.querySelector('[data-testid="run-blocker"]').textContent === want, notNumber(`ε (epsilon) "${typed}"`));
       }
+      await eps.fill('0.5');
+      await page.getByTestId('bound-hi-bmi5').fill('200 mg/dL');
+      await page.getByTestId('delta-input').fill('1/100000');
+      await page.waitForFunction((want) => document.querySelector('[data-testid="run-blocker"]').textContent === want, notNumber('upper bound of bmi5 "200 mg/dL", δ (delta) "1/100000"'));
+      assert.equal(await page.getByTestId('run-blockers-more').locator('li').count(), 0, 'no second message misdescribing the same fields');
+      await page.getByTestId('bound-hi-bmi5').fill('4.6');
+      await page.getByTestId('delta-input').fill('1e-5');
+      await page.waitForFunction(() => /planned ε = 0\.5 /.test(document.querySelector('[data-testid="plan"]').textContent), null, { timeout: 60000 });
+      // An advanced setting's text is named too, not replaced by its default.
+      await page.getByTestId('algorithm-select').selectOption('dp-penalty');
+      await page.evaluate(() => { for (const d of document.querySelectorAll('details')) d.open = true; });
+      await page.getByTestId('step-input').fill('0.05x');
+      await page.waitForFunction(() => /^Not a number: .*"0\.05x"/.test(document.querySelector('[data-testid="run-blocker"]').textContent));
+      assert.equal(await page.getByTestId('run-button').isDisabled(), true);
+      await page.getByTestId('step-input').fill('0');
     } finally {
       await context.close();
     }

@@ -611,6 +611,13 @@ export class App {
     if (comma.length) {
       blockers.push(`Use a point for decimals: ${comma.map((e) => `${fieldName(e)} "${e.value}"`).join(', ')} ${comma.length === 1 ? 'has' : 'have'} a comma (write 0.5, not 0,5; no thousands separators).`);
     }
+    // Any other text that is not a number ("0.05x", "200 mg/dL", "1/100000"):
+    // named here, not read as the default or described as a missing value.
+    const notNumber = [...document.querySelectorAll('input[inputmode="decimal"]')].filter((e) => !e.disabled && !e.closest('[hidden]') && e.value.trim() !== '' && !e.value.includes(',') && Number.isNaN(decimal(e.value)));
+    if (notNumber.length) {
+      blockers.push(`Not a number: ${notNumber.map((e) => `${fieldName(e)} "${e.value}"`).join(', ')} (write digits with a point, e.g. 0.05, 200 or 1e-5; units go in your notes, not in the field).`);
+    }
+    const textIn = (testid) => notNumber.some((e) => e.dataset.testid === testid);
     const family = this.family();
     const missingBlock = this.missingBlocker(outcome, preds);
     if (!family) blockers.push(`Declare what the outcome "${outcome}" is (step 2): 0/1, a count 0…K or a number LO…HI.`);
@@ -650,13 +657,13 @@ export class App {
     }
     // A text column's bound comes with its coding: no half-typed bound
     // blocker for it.
-    const partial = used.filter((c) => this.partialBound(c) && !uncoded.includes(c));
+    const partial = used.filter((c) => this.partialBound(c) && !uncoded.includes(c) && !textIn(`bound-lo-${c}`) && !textIn(`bound-hi-${c}`));
     // Bounds still to type, leaving out those another blocker already
     // covers (an undeclared outcome's comes with its declaration, a text
     // column's with its coding).
-    const missing = used.filter((c) => boundPair(this.boundOf(c)) === null && !partial.includes(c) && (family || c !== outcome) && !uncoded.includes(c) && !badCoding.includes(c));
+    const missing = used.filter((c) => boundPair(this.boundOf(c)) === null && !partial.includes(c) && !textIn(`bound-lo-${c}`) && !textIn(`bound-hi-${c}`) && (family || c !== outcome) && !uncoded.includes(c) && !badCoding.includes(c));
     if (missingBlock) blockers.push(missingBlock);
-    if ($('prior-input').value !== '' && !(decimal($('prior-input').value) > 0 && Number.isFinite(decimal($('prior-input').value)))) blockers.push('The prior scale must be a positive number (or empty for the default).');
+    if ($('prior-input').value !== '' && !textIn('prior-input') && !(decimal($('prior-input').value) > 0 && Number.isFinite(decimal($('prior-input').value)))) blockers.push('The prior scale must be a positive number (or empty for the default).');
     if (!(cfg.chains >= 1 && cfg.chains <= POOL_SIZE)) blockers.push(`Chains must be between 1 and ${POOL_SIZE}.`);
     if (!(cfg.warmup >= 0) || !(cfg.draws >= 1)) blockers.push('Warmup must be ≥ 0 and draws ≥ 1.');
     if (!(cfg.seed >= 1)) blockers.push('The public seed must be a whole number ≥ 1.');
@@ -667,8 +674,8 @@ export class App {
         : `Each bound needs both a lower and an upper value, lower below upper (${partial.join(', ')}).`);
     }
     if (algo?.private && missing.length) blockers.push(`Fill in every public bound to run a private sampler (missing: ${missing.join(', ')}).`);
-    if (algo?.private && !(eps > 0 && Number.isFinite(eps))) blockers.push('ε must be a positive number.');
-    if (algo?.private && !(delta > 0 && delta < 1 / this.info.rows)) blockers.push(`δ must be positive and below 1/n = ${fmt(1 / this.info.rows)}.`);
+    if (algo?.private && !(eps > 0 && Number.isFinite(eps)) && !textIn('epsilon-input')) blockers.push('ε must be a positive number.');
+    if (algo?.private && !(delta > 0 && delta < 1 / this.info.rows) && !textIn('delta-input')) blockers.push(`δ must be positive and below 1/n = ${fmt(1 / this.info.rows)}.`);
     const blocker = blockers[0] ?? '';
     this.moreBlockers = blockers.slice(1);
     this.blocker = blocker;
