@@ -383,6 +383,10 @@ test('the tally of private runs follows the rows, not the file: an identical cop
     assert.equal(await page.getByTestId('session-budget').isHidden(), true, 'no earlier run on these rows');
     assert.equal(await runToEnd(page), 'done');
     await declare(copy, 'cohort-copy.csv');
+    // The last file's run is not shown as the new file's (step 6 empty).
+    assert.equal(await page.locator('[data-testid^="progress-chain-"]').count(), 0);
+    assert.equal(await page.getByTestId('budget-meter-box').isHidden(), true);
+    assert.equal(await page.getByTestId('live-bar').isHidden(), true);
     assert.match(await page.getByTestId('session-budget').textContent(), /^Earlier private run in this tab \(1\) spent ε = 1 at δ = .*; this run would bring the total to ε = 2 /);
     await declare(other, 'cohort-other.csv');
     assert.equal(await page.getByTestId('session-budget').isHidden(), true, 'other rows: a tally of their own');

@@ -128,6 +128,27 @@ export class App {
     return this.loadFile(file, true, inspected);
   }
 
+  /**
+   * Empties step 6 of a finished run: a new file's step 6 must not show
+   * the last file's chains, budget spent and live trace (a review read
+   * "ε spent 3 of 3" and a trace of a column the new file lacks as if
+   * they were the new file's).
+   */
+  clearRunPanel() {
+    fill($('progress'));
+    delete $('progress').dataset.state;
+    $('budget-meter-box').hidden = true;
+    $('budget-text').textContent = '';
+    $('chain-error').hidden = true;
+    $('chain-error').textContent = '';
+    this.live?.destroy();
+    this.live = null;
+    fill($('live-trace'));
+    $('live-bar').hidden = true;
+    $('local-diagnostics').hidden = true;
+    this.results.clear();
+  }
+
   async loadFile(file, demo, inspected = null) {
     this.showError('');
     if (file.size > MAX_MB * 1024 * 1024) {
@@ -177,6 +198,7 @@ export class App {
     const usable = !info.error && info.columns.length > 0;
     for (const id of ['model', 'bounds', 'budget', 'algo', 'run']) document.getElementById(id).hidden = !usable;
     document.getElementById('results').hidden = true;
+    if (!this.run?.active) this.clearRunPanel();
     if (!usable) {
       $('run-button').disabled = true;
       return;
