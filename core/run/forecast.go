@@ -12,6 +12,7 @@ import (
 	"github.com/dpmcmc/dpmcmc/core/model"
 	"github.com/dpmcmc/dpmcmc/core/noiseaware"
 	"github.com/dpmcmc/dpmcmc/core/privacy"
+	"github.com/dpmcmc/dpmcmc/core/report"
 )
 
 // The mixing forecast (issue #16 part A): before anything runs, from public
@@ -288,7 +289,9 @@ func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, predicto
 		raise := "raise ε"
 		if epsInformative > 0 {
 			f.EpsilonInformative = epsInformative
-			raise = fmt.Sprintf("raise ε (to at least about %.2g at this n and number of predictors; %s)", epsInformative, offCentre)
+			// Rounded up: at an ε between the value and its nearest
+			// rounding, "raise ε to about 14" read at ε = 14 (a review).
+			raise = fmt.Sprintf("raise ε (to at least about %s at this n and number of predictors; %s)", report.Up(epsInformative, 2), offCentre)
 		}
 		fewer := "use fewer predictors"
 		if predictors != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/dpmcmc/dpmcmc/core/diag"
 	"github.com/dpmcmc/dpmcmc/core/model"
 	"github.com/dpmcmc/dpmcmc/core/noiseaware"
+	"github.com/dpmcmc/dpmcmc/core/report"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -569,7 +570,7 @@ func TestNoiseAwareForecastPreview(t *testing.T) {
 	// The ε it names is where the warning stops: re-planned 10% above it,
 	// the preview does not warn; 10% below, it does.
 	eps := clinical.EpsilonInformative
-	if !(eps > 3) || !strings.Contains(clinical.Text, fmt.Sprintf("raise ε (to at least about %.2g", eps)) {
+	if !(eps > 3) || !strings.Contains(clinical.Text, "raise ε (to at least about "+report.Up(eps, 2)) {
 		t.Errorf("n = 768: ε to be informative %v: %s", eps, clinical.Text)
 	}
 	if above := plan("logistic", 768, 9, 1.1*eps, nil).Forecast; strings.Contains(above.Text, warning) || above.EpsilonInformative != 0 {
