@@ -343,6 +343,10 @@ test('a decimal comma is refused, not dropped: ε "0,5" and a bound "4,6" block 
       await page.waitForFunction(() => /^Not a number: .*"0\.05x"/.test(document.querySelector('[data-testid="run-blocker"]').textContent));
       assert.equal(await page.getByTestId('run-button').isDisabled(), true);
       await page.getByTestId('step-input').fill('0');
+      // The engine's refusals name the page's fields, not the CLI's flags.
+      await page.getByTestId('algorithm-select').selectOption('ops');
+      await page.waitForFunction(() => /^Cannot run: /.test(document.querySelector('[data-testid="run-blocker"]').textContent), null, { timeout: 60000 });
+      assert.equal(await page.getByTestId('run-blocker').textContent(), 'Cannot run: ops needs a public parameter "Parameter box ±B (0 = none)": its log-likelihood bound is taken over it');
     } finally {
       await context.close();
     }

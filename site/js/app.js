@@ -761,7 +761,7 @@ export class App {
   showRunState() {
     const p = this.planned;
     let why = this.blocker;
-    if (!why && p?.error) why = `Cannot run: ${p.error}`;
+    if (!why && p?.error) why = `Cannot run: ${pageTerms(p.error)}`;
     const active = Boolean(this.run?.active);
     $('run-blocker').textContent = active ? '' : why;
     const more = active || !this.blocker ? [] : this.moreBlockers ?? [];
@@ -1172,6 +1172,22 @@ export function decimal(s) {
   if (s === '') return 0;
   const t = String(s).trim();
   return /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t) ? Number(t) : NaN;
+}
+
+/**
+ * The engine's message in the page's terms: a CLI flag (--box, --tau,
+ * --warmup) becomes the name of the field that sets it (the one whose
+ * data-setting, or testid, it is), "mcmc: " goes, and the advice to leave
+ * the iterations unset, which the page's fields cannot be, becomes to
+ * lower them.
+ */
+export function pageTerms(message) {
+  let m = String(message).replace(/^mcmc: /, '').replace(/\bmcmc: /g, '');
+  m = m.replace(/lower the iterations or leave them unset to have them planned/g, 'lower the warmup and draws (step 5)');
+  return m.replace(/--([a-z][a-z-]*)/g, (flag, name) => {
+    const e = document.querySelector(`[data-setting="${name.replace(/-/g, '_')}"]`) ?? document.querySelector(`[data-testid="${name}-input"]`);
+    return e ? `"${fieldName(e)}"` : flag;
+  });
 }
 
 /** A field's name for a message: its aria-label, or its label's first words. */
