@@ -553,6 +553,10 @@ func MakeForecast(p *Plan, in ForecastInputs) *Forecast {
 		// fewer draws per chain cannot give: the budget would be spent on
 		// draws that cannot be shown to have converged (a review found
 		// dp-barker planning 2 + 2 iterations at ε = 3 on 569 rows).
+		if p.drawsGiven {
+			// The user set them: a larger ε would not add any.
+			return &Forecast{Kind: "too-few-draws", WillMix: false, Text: fmt.Sprintf("only %d draws per chain are set, fewer than the %d draws per chain that R-hat and ESS need to show convergence: the run cannot be shown to converge; give at least %d draws per chain", p.Draws, diag.ESSPerChainMin, diag.ESSPerChainMin)}
+		}
 		return &Forecast{Kind: "too-few-draws", WillMix: false, Text: fmt.Sprintf("the budget pays for only %d warmup + %d draws per chain, fewer than the %d draws per chain that R-hat and ESS need to show convergence: the run cannot be shown to converge; %s", p.Warmup, p.Draws, diag.ESSPerChainMin, tooFewDrawsRemedy(in, p.Dim))}
 	case !penaltyType[p.Algorithm]:
 		return &Forecast{Kind: "none", WillMix: true, Text: fmt.Sprintf("no mixing forecast for %s: check R-hat and ESS after the run", p.Algorithm)}

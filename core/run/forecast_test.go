@@ -394,10 +394,17 @@ func TestForecastOtherSamplers(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.alg, err)
 		}
-		if want := fmt.Sprintf("only %d warmup + %d draws per chain, fewer than the 100 draws per chain", p.Warmup, p.Draws); p.Draws >= 100 ||
-			p.Forecast.Kind != "too-few-draws" || p.Forecast.WillMix || !p.Forecast.ProbablyNotMixing() ||
-			!strings.Contains(p.Forecast.Text, want) && !strings.Contains(p.Forecast.Text, fmt.Sprintf("only %d draws per chain are planned, fewer than the 100 per chain", p.Draws)) ||
-			!strings.Contains(p.Forecast.Text, "noise-aware") {
+		// Planned draws: the budget pays for them (a larger ε or noise-aware
+		// helps); typed ones: only more draws help.
+		want, remedy := fmt.Sprintf("the budget pays for only %d warmup + %d draws per chain, fewer than the 100 draws per chain", p.Warmup, p.Draws), "noise-aware"
+		switch c.alg {
+		case "dp-penalty":
+			want, remedy = fmt.Sprintf("only %d draws per chain are set, fewer than the 100 draws per chain", p.Draws), "give at least 100 draws per chain"
+		case "noise-aware":
+			want = fmt.Sprintf("only %d draws per chain are planned, fewer than the 100 per chain", p.Draws)
+		}
+		if p.Draws >= 100 || p.Forecast.Kind != "too-few-draws" || p.Forecast.WillMix || !p.Forecast.ProbablyNotMixing() ||
+			!strings.Contains(p.Forecast.Text, want) || !strings.Contains(p.Forecast.Text, remedy) || c.alg == "dp-penalty" && strings.Contains(p.Forecast.Text, "larger ε") {
 			t.Errorf("%s: %d + %d draws: %+v", c.alg, p.Warmup, p.Draws, p.Forecast)
 		}
 	}

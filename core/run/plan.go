@@ -134,6 +134,9 @@ type Plan struct {
 	// replanKey identifies the run's public inputs other than ε (the
 	// memo of epsilonToMixBy).
 	replanKey string
+	// drawsGiven: the draws per chain were set by the user, not planned
+	// from the budget (the too-few-draws forecast's remedy differs).
+	drawsGiven bool
 }
 
 // replanKey is the config without its ε and seed, n, d and, with a model,
@@ -285,6 +288,7 @@ func resolvePlanWith(cfg *Config, m model.Model, n, d int, replan bool) (*Config
 			p.Notes = append(p.Notes, fmt.Sprintf("proposal step %.4g from the public rule (a move of min(μ_l/r, 2.38·s_min): ratio noise sd 2, or the optimal random-walk move at the smallest possible posterior sd); the warmup adapts it", h))
 		}
 	}
+	p.drawsGiven = cfg.Draws > 0
 	c.Warmup, c.Draws = p.Warmup, p.Draws
 	p.Settings = c.Settings
 	if replan && c.Algorithm == "dp-mala" {
