@@ -261,7 +261,9 @@ test('repeat private runs on the same rows add up: the page says what earlier ru
     const after = page.getByTestId('session-spent');
     await page.waitForFunction(() => !document.querySelector('[data-testid="session-spent"]').hidden);
     assert.match(await after.textContent(), /^This is the 2nd private run on these rows in this tab: together the runs have spent ε = 3 at δ = /);
-    assert.match(await before.textContent(), /\(2\) spent ε = 3 .* total to ε = 4\.5 /);
+    // Sums without floating-point noise: 1e-5 + 1e-5 + 1e-5 is 3e-05, not
+    // 3.0000000000000004e-05.
+    assert.match(await before.textContent(), /\(2\) spent ε = 3 at δ = 2e-05 .* total to ε = 4\.5 at δ = 3e-05\./);
     // The results on screen match the settings until they change.
     assert.equal(await page.getByTestId('results-stale').isHidden(), true);
     // A non-private sampler is not told about the budget, and the results

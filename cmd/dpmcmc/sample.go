@@ -655,10 +655,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout)
 		private := run.IsPrivate(p.Config.Algorithm)
 		verdict := diag.Assess(rows, d.NumChains())
-		heading := report.Heading(d.NumChains(), d.NumIterations(), 0)
-		if p.Config.Warmup == 0 {
-			heading = report.HeadingNoWarmup(d.NumChains(), d.NumIterations())
-		}
+		heading := runHeading(p.Config, d)
 		if err := writeSummaryTable(stdout, heading, rows, verdict, p.Config.Model.Model, steps, private, p.Config.Algorithm,
 			report.InterceptNote(p.Config.Model.Model, d.Names, p.Config.Data.Bounds, report.ZeroCodes(p.Config.Data.Categories), d.Values)); err != nil {
 			return err
@@ -684,8 +681,12 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		}
 	} else {
 		// Not a silent end: say why there is no table.
-		fmt.Fprintf(stdout, "\n%s: no summary table (R-hat and ESS need at least 2 draws per chain); the draws are in %s. More --draws give one (ops: every draw is an independent posterior sample, so more --chains, read by dpmcmc summary, do too).\n",
-			report.HeadingNoWarmup(d.NumChains(), d.NumIterations()), f.out)
+		more := "More --draws give one."
+		if p.Config.Algorithm == "ops" {
+			more = "More --draws give one (ops: every draw is an independent posterior sample, so more --chains, read by dpmcmc summary, do too)."
+		}
+		fmt.Fprintf(stdout, "\n%s: no summary table (R-hat and ESS need at least 2 draws per chain); the draws are in %s. %s\n",
+			runHeading(p.Config, d), drawsFiles(f.out, f.format, d.NumChains()), more)
 	}
 	if !f.quiet {
 		fmt.Fprintf(stderr, "%s:\n", report.LocalHeading)
@@ -734,6 +735,27 @@ func reportPath(out, report string) string {
 
 // stanChainPath is chain c's (0-based) file of a Stan CSV export with more
 // than one chain: OUT_1.csv, OUT_2.csv, …
+// runHeading is the summary's heading of a run: "after warmup", or "(no
+// warmup)" for a run that ran none.
+func runHeading(cfg *run.Config, d *export.Draws) string {
+	if cfg.Warmup == 0 {
+		return report.HeadingNoWarmup(d.NumChains(), d.NumIterations())
+	}
+	return report.Heading(d.NumChains(), d.NumIterations(), 0)
+}
+
+// drawsFiles names the files writeDraws wrote: OUT, or one Stan CSV per
+// chain (OUT_1.csv … OUT_4.csv).
+func drawsFiles(out, format string, chains int) string {
+	if format == "draws" || chains == 1 {
+		return out
+	}
+	if chains == 2 {
+		return stanChainPath(out, 0) + " and " + stanChainPath(out, 1)
+	}
+	return stanChainPath(out, 0) + " … " + stanChainPath(out, chains-1)
+}
+
 func stanChainPath(out string, c int) string {
 	ext := filepath.Ext(out)
 	return strings.TrimSuffix(out, ext) + "_" + strconv.Itoa(c+1) + ext

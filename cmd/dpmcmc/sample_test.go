@@ -358,3 +358,27 @@ func TestForcedDelimiterNamedInLoadError(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// A run of one draw per chain prints no table and says why, naming the
+// files it wrote and the heading of the warmup it ran; only ops is told
+// that more chains give more independent draws.
+func TestSampleOneDrawPerChainSaysWhy(t *testing.T) {
+	dir := t.TempDir()
+	stan := filepath.Join(dir, "s.csv")
+	code, stdout, stderr := runCLI(t, "sample", "--data", bc5, "--model", "logistic", "--outcome", "y",
+		"--predictors", "mean_radius", "--algorithm", "mh", "--chains", "3",
+		"--warmup", "10", "--draws", "1", "--out", stan, "--format", "stan", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"3 chains × 1 draw after warmup: no summary table", "s_1.csv … " + filepath.Join(dir, "s_3.csv") + ". More --draws give one."} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, not := range []string{"(no warmup)", "ops:"} {
+		if strings.Contains(stdout, not) {
+			t.Errorf("stdout has %q:\n%s", not, stdout)
+		}
+	}
+}

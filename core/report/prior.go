@@ -166,11 +166,20 @@ const PriorPullShare = 0.5
 // MostlyPriorShare of its prior's, MostlyPrior) is left to PriorNote, which
 // says that its interval is the prior's; one that wide whose 95% interval
 // excludes 0 is named here: the data pull it away from the prior, which
-// pulls it back.
+// pulls it back. When its sd is not even below its prior's (a non-normal
+// posterior, such as a logistic coefficient under separation), the shift
+// is +Inf: too large for this estimate.
 func PriorPull(rows []diag.ParamSummary, prior map[string]float64) (names []string, shifts []float64) {
 	for _, r := range rows {
 		s, ok := prior[r.Name]
-		if !ok || !(s > 0) || math.IsNaN(r.Mean) || !(r.SD <= MostlyPriorShare*s || excludesZero(r)) || !(r.SD < s) {
+		if !ok || !(s > 0) || math.IsNaN(r.Mean) || !(r.SD <= MostlyPriorShare*s || excludesZero(r)) {
+			continue
+		}
+		if !(r.SD < s) {
+			// Wider than its prior and away from 0: no Gaussian likelihood
+			// gives that, so the shift cannot be estimated (+Inf), but the
+			// data pull against the prior all the same.
+			names, shifts = append(names, r.Name), append(shifts, math.Inf(1))
 			continue
 		}
 		if sh := math.Abs(r.Mean) * r.SD / (s*s - r.SD*r.SD); sh > PriorPullShare {
@@ -195,6 +204,10 @@ func PriorPullNote(rows []diag.ParamSummary, prior map[string]float64, scaled bo
 	}
 	parts := make([]string, len(names))
 	for i, nm := range names {
+		if math.IsInf(shifts[i], 1) {
+			parts[i] = nm + " (by more than this estimate can tell: its posterior sd is at least its prior sd " + Num(prior[nm], 'g', 3) + ", though its 95% interval excludes 0)"
+			continue
+		}
 		parts[i] = nm + " (about " + Num(shifts[i], 'f', 1) + " posterior sds, its prior sd " + Num(prior[nm], 'g', 3) + ")"
 	}
 	remedy := "widen it, or put it on the coefficients of the predictors scaled by their public bounds (scale bounds, where the intercept is at the bounds' centre)."

@@ -125,4 +125,13 @@ func TestPriorPullNote(t *testing.T) {
 	if note := PriorPullNote(conflict, p10, false); !strings.HasPrefix(note, "The prior pulls smoothness (about 6.3 posterior sds, its prior sd 10) toward 0") {
 		t.Errorf("conflict note %q", note)
 	}
+	// Wider than its prior and away from 0 (a non-normal posterior, such
+	// as a coefficient under separation): named by one note, not neither.
+	wide := []diag.ParamSummary{{Name: "smoothness", Mean: 25, SD: 11, Q2_5: 6, Q97_5: 50}}
+	if got := MostlyPrior(wide, p10); len(got) != 0 {
+		t.Errorf("wider than its prior, away from 0, called mostly prior: %v", got)
+	}
+	if note := PriorPullNote(wide, p10, false); !strings.HasPrefix(note, "The prior pulls smoothness (by more than this estimate can tell: its posterior sd is at least its prior sd 10, though its 95% interval excludes 0) toward 0") {
+		t.Errorf("wide conflict note %q", note)
+	}
 }

@@ -175,7 +175,7 @@ func MakePlan(cfg *Config, n, d int) (*Plan, error) {
 	if err == nil {
 		// The run's memory limit, which Prepare checks too: a plan of
 		// iterations no run can hold is refused here as there.
-		err = checkStorage(c, d, cfg.Privacy != nil && cfg.Warmup == 0 && cfg.Draws == 0)
+		err = checkStorage(c, d, cfg)
 	}
 	if err == nil && reason != "" {
 		p.AutoReason = reason

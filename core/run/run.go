@@ -99,7 +99,7 @@ func prepareModel(cfg *Config, m model.Model, names []string, clipped dataset.Cl
 		}
 		return nil, err
 	}
-	if err := checkStorage(resolved, m.Dim(), cfg.Privacy != nil && cfg.Warmup == 0 && cfg.Draws == 0); err != nil {
+	if err := checkStorage(resolved, m.Dim(), cfg); err != nil {
 		return nil, err
 	}
 	if _, err := newKernel(resolved.Algorithm, m, resolved.Settings, resolved); err != nil {
@@ -130,16 +130,22 @@ const (
 // limit was reached instead of exhausting memory.
 const MaxDataValues = 1 << 28
 
-// checkStorage refuses a resolved config whose chains would each hold more
-// than MaxStoredValues numbers, or all together more than
-// MaxRunStoredValues. planned: the iterations were planned from a noise the
-// user gave (a private run without warmup and draws), so the advice is
-// less noise, not fewer draws the user never set.
-func checkStorage(c *Config, dim int, planned bool) error {
+// checkStorage refuses a resolved config c whose chains would each hold
+// more than MaxStoredValues numbers, or all together more than
+// MaxRunStoredValues. given is the user's config: when it plans the
+// iterations (a private run without warmup and draws), the advice is not
+// fewer draws the user never set but less noise, when the user gave a
+// noise the plan follows, or else warmup and draws of their own.
+func checkStorage(c *Config, dim int, given *Config) error {
 	per := (float64(c.Warmup) + float64(c.Draws)) * float64(max(dim, 1))
 	fewer, fewerAll := "lower the draws or the warmup", "lower the draws, the warmup or the chains"
-	if planned {
-		fewer = "these iterations were planned from the noise given (--tau, --tau-grad, --step-epsilon or --noise-multiplier): give less noise, which plans fewer, or give --warmup and --draws"
+	if given.Privacy != nil && given.Warmup == 0 && given.Draws == 0 {
+		st := given.Settings
+		if st.Tau > 0 || st.TauGrad > 0 || st.StepEpsilon > 0 || st.NoiseMultiplier > 0 {
+			fewer = "these iterations were planned from the noise given (--tau, --tau-grad, --step-epsilon or --noise-multiplier): give less noise, which plans fewer, or give --warmup and --draws"
+		} else {
+			fewer = "these iterations were planned from the budget: give --warmup and --draws"
+		}
 		fewerAll = fewer
 	}
 	if per > MaxStoredValues {

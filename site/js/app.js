@@ -3,7 +3,7 @@
 // progress. Every number shown or exported is computed by the Go engine;
 // this file only moves values between the controls, the engine and the
 // workers. Data values reach the DOM through textContent only.
-import { $, el, fill, fmt, fmtInt, fmtEpsilonUp, fmtDelta, download, breakable } from './ui.js';
+import { $, el, fill, fmt, fmtInt, fmtEpsilonUp, fmtDelta, addLoss, download, breakable } from './ui.js';
 import { POOL_SIZE } from './pool.js';
 import { traceChart, traceData } from './charts.js';
 import { Results } from './results.js';
@@ -1119,8 +1119,8 @@ export class App {
     // The rows the run used, even if another file was loaded since.
     const s = run.session;
     s.runs += 1;
-    s.epsilon += rep.epsilon_spent;
-    s.delta += rep.delta;
+    s.epsilon = addLoss(s.epsilon, rep.epsilon_spent);
+    s.delta = addLoss(s.delta, rep.delta);
     const e = $('session-spent');
     e.hidden = s.runs < 2;
     e.textContent = s.runs < 2 ? '' : `This is the ${ordinal(s.runs)} private run on these rows in this tab: together the runs have spent ε = ${fmtEpsilonUp(s.epsilon)} at δ = ${fmtDelta(s.delta)} (privacy losses of analyses of the same data add up; this run's statement covers this run only).`;
@@ -1130,8 +1130,8 @@ export class App {
   sessionText(cfg) {
     const s = this.session;
     if (!s || s.runs === 0 || !cfg.privacy) return '';
-    const eps = s.epsilon + cfg.privacy.epsilon;
-    const delta = s.delta + cfg.privacy.delta;
+    const eps = addLoss(s.epsilon, cfg.privacy.epsilon);
+    const delta = addLoss(s.delta, cfg.privacy.delta);
     return `Earlier private run${s.runs > 1 ? 's' : ''} in this tab (${s.runs}) spent ε = ${fmtEpsilonUp(s.epsilon)} at δ = ${fmtDelta(s.delta)} on these rows; this run would bring the total to ε = ${fmtEpsilonUp(eps)} at δ = ${fmtDelta(delta)}. Privacy losses of analyses of the same data add up: re-running until an answer looks right spends more of the people's privacy, and the result of the first run is as valid as any later one.`;
   }
 }

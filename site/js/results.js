@@ -95,8 +95,10 @@ export class Results {
     const n = run.chains.length;
     // The draws the summary and the exports use: a cancelled run's chains
     // cut to the shortest (a review found the trace running on past it).
+    // A stopped run is not a posterior sample: its traces run to where each
+    // chain stopped, which shows where one left the finite.
     const shortest = Math.min(...run.chains.map((ch) => ch.n));
-    const chains = run.chains.map((ch) => ({ ...ch, n: shortest }));
+    const chains = run.aborted ? run.chains : run.chains.map((ch) => ({ ...ch, n: shortest }));
     const trace = traceChart($('trace-plot'), n, run.names[j]);
     trace.setData(traceData(chains, j, run.warmup));
     const dens = densityChart($('density-plot'), n, run.names[j]);

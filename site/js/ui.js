@@ -71,6 +71,14 @@ export function fmtEpsilonUp(v, budget = Infinity) {
   return fmt(up(d), d);
 }
 
+/**
+ * Adds privacy losses for the tab's tally: the float sum's rounding noise
+ * (1.1 + 2.2 = 3.3000000000000003, 1e-5 + 2e-5 = 3.0000000000000004e-5) is
+ * removed at 15 significant digits, below any accountant's precision, so a
+ * total reads 3.3, not 3.31 rounded up.
+ */
+export const addLoss = (a, b) => Number((a + b).toPrecision(15));
+
 /** Formats δ as the engine's statement does (Go's shortest form: 1e-05). */
 export function fmtDelta(v) {
   if (!(v > 0) || !Number.isFinite(v)) return fmt(v);
