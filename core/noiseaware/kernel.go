@@ -56,8 +56,8 @@ func (k *Kernel) Release(noise *rand.Rand) error {
 // kernel of the same run (Release there), instead of releasing itself: the
 // run then makes ONE release however many processes run its chains. rel is
 // checked against this kernel's plan (its number of releases, d, the family,
-// finite values, symmetric information matrices, the first expansion point
-// at the public θ = 0) and used with this kernel's plan, never one that
+// the rows and the noise stds it was made with, finite values, symmetric
+// information matrices, the first expansion point at the public θ = 0) and used with this kernel's plan, never one that
 // came with it. rel is not copied: the caller must not modify it.
 func (k *Kernel) Adopt(rel *Release) error {
 	if rel == nil {
@@ -66,6 +66,9 @@ func (k *Kernel) Adopt(rel *Release) error {
 	d, R := k.rd.D, k.plan.Releases
 	if rel.Family != k.rd.Family || rel.D != d {
 		return fmt.Errorf("noise-aware: the release is for %s with d = %d, this run is %s with d = %d", rel.Family, rel.D, k.rd.Family, d)
+	}
+	if err := rel.checkOrigin(k.rd.N, k.plan.noiseStds()); err != nil {
+		return err
 	}
 	if len(rel.Theta) != R || len(rel.S) != R || len(rel.M) != R {
 		return fmt.Errorf("noise-aware: the release has %d/%d/%d expansion points, scores, information matrices; the plan makes %d", len(rel.Theta), len(rel.S), len(rel.M), R)

@@ -134,7 +134,7 @@ func (k *MeanKernel) Release(noise *rand.Rand) error {
 	if err != nil {
 		return fmt.Errorf("noise-aware: %w", err)
 	}
-	return k.use(&Release{Family: k.m.Name(), D: k.m.Dim(), S: [][]float64{means}})
+	return k.use(&Release{Family: k.m.Name(), D: k.m.Dim(), S: [][]float64{means}, N: n, NoiseStd: []float64{k.plan.Std}})
 }
 
 // Adopt makes the kernel sample from rel, a release made by another kernel
@@ -147,6 +147,9 @@ func (k *MeanKernel) Adopt(rel *Release) error {
 	}
 	if rel.Family != k.m.Name() || rel.D != k.m.Dim() {
 		return fmt.Errorf("noise-aware: the release is for %s with d = %d, this run is %s with d = %d", rel.Family, rel.D, k.m.Name(), k.m.Dim())
+	}
+	if err := rel.checkOrigin(k.m.N(), []float64{k.plan.Std}); err != nil {
+		return err
 	}
 	if len(rel.S) != 1 || len(rel.S[0]) != k.plan.Columns || len(rel.Theta) != 0 || len(rel.M) != 0 {
 		return fmt.Errorf("noise-aware: a mean-statistic release is one vector of %d column means", k.plan.Columns)

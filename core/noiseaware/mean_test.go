@@ -121,8 +121,13 @@ func TestMeanKernelDraws(t *testing.T) {
 	}
 	// A release from elsewhere must be one of this plan's: finite, and
 	// within 50 noise sds of its column's bound.
-	if err := k.Adopt(&Release{Family: "gaussian", D: 2, S: [][]float64{{1e300, 0}}}); err == nil {
-		t.Fatal("a mean of 1e300 adopted")
+	if err := k.Adopt(&Release{Family: "gaussian", D: 2, S: [][]float64{{1e300, 0}}, N: m.N(), NoiseStd: []float64{p.Std}}); err == nil || !strings.Contains(err.Error(), "50 noise sds") {
+		t.Fatalf("a mean of 1e300 adopted: %v", err)
+	}
+	// and made with this plan's noise on these rows: a release of a run
+	// at another budget is refused.
+	if err := k.Adopt(&Release{Family: "gaussian", D: 2, S: [][]float64{{1, 0}}, N: m.N(), NoiseStd: []float64{p.Std / 100}}); err == nil || !strings.Contains(err.Error(), "another run") {
+		t.Fatalf("a release with 1/100 of the noise adopted: %v", err)
 	}
 	if info := k.Step(rng.Streams{Noise: r, Public: r}); !info.Divergent {
 		t.Fatal("a step before the release drew something")

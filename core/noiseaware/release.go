@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/dpmcmc/dpmcmc/core/mathx"
 	"github.com/dpmcmc/dpmcmc/core/mcmc"
@@ -36,6 +37,32 @@ type Release struct {
 	Theta [][]float64 `json:"theta"`
 	S     [][]float64 `json:"s"`
 	M     [][]float64 `json:"m"`
+	// N is the number of rows released and NoiseStd the noise std of each
+	// block (Plan.Blocks; a mean release: its one std of the scaled sums),
+	// as planned: both are public. A chain that adopts the release (Adopt)
+	// refuses one whose N or stds differ from its own plan's, so a release
+	// made under another budget, other bounds or other rows cannot be
+	// reported under this run's ε.
+	N        int       `json:"n"`
+	NoiseStd []float64 `json:"noise_std"`
+}
+
+// checkOrigin refuses rel unless it was made on n rows with the noise stds
+// std: a release of another run's plan.
+func (rel *Release) checkOrigin(n int, std []float64) error {
+	if rel.N != n || !slices.Equal(rel.NoiseStd, std) {
+		return fmt.Errorf("noise-aware: the release was made on %d rows with noise stds %v, this run's plan is %d rows with %v: a release of another run (another budget, bounds or data) is refused", rel.N, rel.NoiseStd, n, std)
+	}
+	return nil
+}
+
+// noiseStds returns the planned noise std of each block.
+func (p *Plan) noiseStds() []float64 {
+	out := make([]float64, len(p.Blocks))
+	for i, b := range p.Blocks {
+		out[i] = b.Std
+	}
+	return out
 }
 
 // scaledRow writes the scaled design row i into out and returns the
@@ -176,7 +203,7 @@ func Run(p *Plan, m model.Model, noise *rand.Rand) (*Release, error) {
 // computes at each expansion point (the data's in Run, synthetic ones in
 // Preview), drawing the noise from noise.
 func (p *Plan) release(family string, n, d int, intercept bool, stats func(theta []float64) (S, M []float64), noise *rand.Rand) *Release {
-	rel := &Release{Plan: p, Family: family, D: d}
+	rel := &Release{Plan: p, Family: family, D: d, N: n, NoiseStd: p.noiseStds()}
 	theta := make([]float64, d)
 	for r := range p.Releases {
 		S, M := stats(theta)

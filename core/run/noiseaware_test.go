@@ -226,8 +226,10 @@ func TestNoiseAwareAdoptRefusesBadRelease(t *testing.T) {
 		"short score":         {func(r *noiseaware.Release) { r.S[1] = r.S[1][:d-1] }, "wrong size"},
 		"asymmetric M":        {func(r *noiseaware.Release) { r.M[1][1] += 1 }, "not symmetric"},
 		"first point not 0":   {func(r *noiseaware.Release) { r.Theta[0][1] = 0.5 }, "θ = 0"},
+		"other rows":          {func(r *noiseaware.Release) { r.N-- }, "another run"},
+		"no noise stated":     {func(r *noiseaware.Release) { r.NoiseStd = nil }, "another run"},
 	} {
-		bad := &noiseaware.Release{Family: good.Family, D: d}
+		bad := &noiseaware.Release{Family: good.Family, D: d, N: good.N, NoiseStd: good.NoiseStd}
 		for r := range good.S {
 			bad.Theta = append(bad.Theta, slices.Clone(good.Theta[r]))
 			bad.S = append(bad.S, slices.Clone(good.S[r]))
@@ -244,6 +246,21 @@ func TestNoiseAwareAdoptRefusesBadRelease(t *testing.T) {
 	}
 	if _, err := p.NewChainFromRelease(1, rng.KeyFromBytes([32]byte{3}), []byte(`{"s":`)); err == nil || !strings.Contains(err.Error(), "shared release") {
 		t.Errorf("truncated JSON: %v", err)
+	}
+	// A release made under another budget (100× less noise) is not
+	// reported under this run's ε (a privacy audit found it adopted).
+	weak := noiseAwareConfig()
+	weak.Privacy = &Budget{Epsilon: 50, Delta: weak.Privacy.Delta}
+	w0, err := prepareBC5(t, weak).NewChainSharedKey(0, rng.KeyFromBytes([32]byte{4}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := w0.ReleaseJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.NewChainFromRelease(1, rng.KeyFromBytes([32]byte{3}), b); err == nil || !strings.Contains(err.Error(), "a release of another run (another budget, bounds or data) is refused") {
+		t.Errorf("a release at ε = 50 adopted by a run at ε = %v: %v", noiseAwareConfig().Privacy.Epsilon, err)
 	}
 }
 
