@@ -1,6 +1,7 @@
 package run
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -252,6 +253,24 @@ func statement(r *PrivacyReport) string {
 	}
 	if len(r.Bounds) > 0 {
 		s += " Data were clipped to public bounds, declared by the analyst as chosen from public knowledge (e.g. the study protocol), not from the data."
+	}
+	// The guarantee's domain (a privacy audit: "two files that differ in
+	// one row give the same exports" overstated it): rows the run refuses
+	// are not clipped into it.
+	s += " The guarantee covers files whose rows this run can read: a row it cannot read (such as a missing outcome, an outcome the model does not allow or a text value outside a declared coding) stops the run before anything is released; it is not clipped."
+	if len(r.Categories) > 0 {
+		cols := slices.Sorted(maps.Keys(r.Categories))
+		codes := make([]string, len(cols))
+		for i, c := range cols {
+			vals := slices.Sorted(maps.Keys(r.Categories[c]))
+			slices.SortStableFunc(vals, func(a, b string) int { return cmp.Compare(r.Categories[c][a], r.Categories[c][b]) })
+			parts := make([]string, len(vals))
+			for j, v := range vals {
+				parts[j] = sanitize(v) + " = " + fmtFloat(r.Categories[c][v])
+			}
+			codes[i] = sanitize(c) + ": " + strings.Join(parts, ", ")
+		}
+		s += " Text values were coded as declared by the analyst (" + strings.Join(codes, "; ") + "); like the bounds, a coding chosen after seeing which values the rows hold is outside the guarantee."
 	}
 	if len(r.Imputed) > 0 {
 		cols := slices.Sorted(maps.Keys(r.Imputed))

@@ -231,3 +231,30 @@ func TestReportNotesLargeEpsilon(t *testing.T) {
 		t.Errorf("ε = 3 noted as large:\n%s", notes)
 	}
 }
+
+// The statement names the guarantee's domain (rows the run can read; a
+// privacy audit found "two files that differ in one row give the same
+// exports" too strong) and the declared text codings, in code order.
+func TestStatementNamesRowDomainAndCodings(t *testing.T) {
+	p, err := tryPrepare(t, reportConfig("dp-penalty", Settings{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := p.Config.Warmup + p.Config.Draws
+	r, err := NewReport(p.Config, 569, 3, []int{it, it}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.Statement, "The guarantee covers files whose rows this run can read: a row it cannot read (such as a missing outcome, an outcome the model does not allow or a text value outside a declared coding) stops the run before anything is released; it is not clipped.") || strings.Contains(r.Statement, "Text values were coded") {
+		t.Errorf("statement without codings: %s", r.Statement)
+	}
+	cfg := *p.Config
+	cfg.Data.Categories = map[string]map[string]float64{"sex": {"M": 1, "F": 0}, "smoker": {"yes": 1, "no": 0, "former": 0.5}}
+	r, err = NewReport(&cfg, 569, 3, []int{it, it}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Text values were coded as declared by the analyst (sex: F = 0, M = 1; smoker: no = 0, former = 0.5, yes = 1); like the bounds, a coding chosen after seeing which values the rows hold is outside the guarantee."; !strings.Contains(r.Statement, want) {
+		t.Errorf("statement lacks %q:\n%s", want, r.Statement)
+	}
+}
