@@ -3,6 +3,7 @@ package run
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -256,5 +257,23 @@ func TestStatementNamesRowDomainAndCodings(t *testing.T) {
 	}
 	if want := "Text values were coded as declared by the analyst (sex: F = 0, M = 1; smoker: no = 0, former = 0.5, yes = 1); like the bounds, a coding chosen after seeing which values the rows hold is outside the guarantee."; !strings.Contains(r.Statement, want) {
 		t.Errorf("statement lacks %q:\n%s", want, r.Statement)
+	}
+}
+
+// Minibatch dp-barker rounds its batch-dependent normal variance up to the
+// discrete-Gaussian grid, which Thm 2 does not cover: the report says so;
+// the full-data kernel's variance is the constant C and needs no note.
+func TestBarkerReportNamesGridRounding(t *testing.T) {
+	const note = "rounded up to the exact discrete-Gaussian grid"
+	has := func(r *PrivacyReport) bool {
+		return slices.ContainsFunc(r.Notes, func(s string) bool { return strings.Contains(s, note) })
+	}
+	barker := reportConfig("dp-barker", Settings{})
+	barker.Warmup, barker.Draws = 0, 0 // planned from the budget
+	if r := preparedReport(t, barker); !has(r) {
+		t.Errorf("dp-barker notes lack the grid rounding: %q", r.Notes)
+	}
+	if r := preparedReport(t, reportConfig("dp-barker-full", Settings{})); has(r) {
+		t.Errorf("dp-barker-full notes name a rounding it does not make: %q", r.Notes)
 	}
 }
