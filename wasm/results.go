@@ -77,6 +77,9 @@ type resultsView struct {
 	// the public bounds and gives the mean at their centres
 	// (report.InterceptNote), for converged draws; "" otherwise.
 	InterceptNote string
+	// BoxNote names the parameters the parameter box holds against its
+	// edge (run.BoxNote), "" when none.
+	BoxNote string
 	// TailNote names the parameters whose sd a few far draws carry
 	// (report.TailNote), for converged draws; "" when none does.
 	TailNote string
@@ -173,9 +176,10 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 		v.RhatOK = append(v.RhatOK, report.RhatOK(r))
 	}
 	v.Forest = report.NewForest(rows, model, steps)
+	v.BoxNote = run.BoxNote(cfg, d, "the parameter box (advanced settings)")
 	if verdict.Converged {
 		v.TailNote = report.TailNote(rows, cfg.Algorithm == run.NoiseAware && report.Regression(model))
-		v.InterceptNote = report.InterceptNote(model, d.Names, cfg.Data.Bounds, report.ZeroCodes(cfg.Data.Categories), d.Sampling())
+		v.InterceptNote = report.InterceptNote(model, d.Names, cfg.Data.Bounds, report.ZeroCodes(cfg.Data.Categories), d.Sampling(), cfg.Data.Bounds[cfg.Model.Outcome])
 	}
 	if report.Regression(model) {
 		prior := run.PriorSDs(cfg, d.Names)

@@ -116,8 +116,13 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		}
 		dim = cols
 	}
-	if cfg.Algorithm == "" || n == 0 {
+	switch {
+	case cfg.Algorithm == "" && n == 0:
 		return errors.New("--algorithm and --n are required")
+	case cfg.Algorithm == "":
+		return errors.New("--algorithm is required (a private algorithm, or auto for the recommended one)")
+	case n == 0:
+		return errors.New("--n is required (the number of rows, public)")
 	}
 	var autoReason string
 	if cfg.Algorithm == run.Auto {

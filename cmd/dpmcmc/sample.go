@@ -571,10 +571,11 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "note: %s\n", n)
 		}
 	}
-	if _, given, linear := run.LinearNoiseSD(p.Config); linear && !given && !p.Plan.Private && !f.quiet {
-		// A private run refuses this (run.LinearNoiseSDMissing); a
-		// non-private one keeps the documented default, and says so.
-		fmt.Fprintln(stderr, "note: "+run.LinearNoiseSDNote("1")+" (1 is the default; --model-opt noise-sd=S sets it)")
+	if p.NoiseSDFromRows > 0 {
+		// A private run refuses a linear model without σ
+		// (run.LinearNoiseSDMissing); a non-private one estimates it from
+		// the rows, and says so even with --quiet: it sets every width.
+		fmt.Fprintln(stderr, "note: "+run.NoiseSDFromRowsNote(p.NoiseSDFromRows, p.Model.N(), p.Model.Dim()))
 	}
 	if f.saveWarmup && f.format == "draws" {
 		// Not silently dropped: the tidy format (posterior's draws_df) has
@@ -657,7 +658,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		verdict := diag.Assess(rows, d.NumChains())
 		heading := runHeading(p.Config, d)
 		if err := writeSummaryTable(stdout, heading, rows, verdict, p.Config.Model.Model, steps, private, p.Config.Algorithm,
-			report.InterceptNote(p.Config.Model.Model, d.Names, p.Config.Data.Bounds, report.ZeroCodes(p.Config.Data.Categories), d.Values)); err != nil {
+			report.InterceptNote(p.Config.Model.Model, d.Names, p.Config.Data.Bounds, report.ZeroCodes(p.Config.Data.Categories), d.Values, p.Config.Data.Bounds[p.Config.Model.Outcome])); err != nil {
 			return err
 		}
 		// Advice, not part of the summary (which equals `dpmcmc summary`'s,
@@ -678,6 +679,10 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 					fmt.Fprintln(stdout, note)
 				}
 			}
+		}
+		// Converged or not: chains pinned to the box can agree.
+		if note := run.BoxNote(p.Config, d, "--box"); note != "" {
+			fmt.Fprintln(stdout, note)
 		}
 	} else {
 		// Not a silent end: say why there is no table.
@@ -897,7 +902,8 @@ func readMatrix(path string) ([][]float64, error) {
 
 // applyImpute adds the --impute values (COL=V or COL=mid, several per flag
 // separated by commas) to cfg.Data.Impute; mid is the middle of COL's
-// public bound, which must then be given. The values are public: the
+// public bound, which must then be given, and a text value of COL's
+// declared coding (cfg.Data.Categories) is its number. The values are public: the
 // config, and so every export, states them.
 func applyImpute(cfg *run.Config, list []string) error {
 	seen := map[string]bool{}
@@ -920,9 +926,16 @@ func applyImpute(cfg *run.Config, list []string) error {
 					return fmt.Errorf("--impute %s=mid: %s has no public bound (give --bound %s=LO:HI, or a value)", col, col, col)
 				}
 				x = b[0] + (b[1]-b[0])/2
+			} else if code, coded := cfg.Data.Categories[col][v]; coded {
+				// A text value of the column's declared coding (sex=F
+				// with --category sex=F:0,M:1) is its number.
+				x = code
 			} else {
 				var err error
 				if x, err = strconv.ParseFloat(v, 64); err != nil {
+					if len(cfg.Data.Categories[col]) > 0 {
+						return fmt.Errorf("--impute %s=%s: not a number, mid or a value of %s's coding (%s)", col, v, col, strings.Join(slices.Sorted(maps.Keys(cfg.Data.Categories[col])), ", "))
+					}
 					return fmt.Errorf("--impute %s=%s: not a number (or mid)", col, v)
 				}
 			}

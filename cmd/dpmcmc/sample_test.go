@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dpmcmc/dpmcmc/core/export"
+	"github.com/dpmcmc/dpmcmc/core/run"
 )
 
 const bc5 = "../../testdata/logistic/bc5_design_std.csv"
@@ -380,5 +381,18 @@ func TestSampleOneDrawPerChainSaysWhy(t *testing.T) {
 		if strings.Contains(stdout, not) {
 			t.Errorf("stdout has %q:\n%s", not, stdout)
 		}
+	}
+}
+
+// --impute takes a text value of the column's declared coding (a review:
+// sex=F was "not a number" although --category sex=F:0,M:1 was given).
+func TestImputeTakesACodedValue(t *testing.T) {
+	cfg := run.Config{Data: run.DataSpec{Categories: map[string]map[string]float64{"sex": {"F": 0, "M": 1}}}}
+	if err := applyImpute(&cfg, []string{"sex=M"}); err != nil || cfg.Data.Impute["sex"] != 1 {
+		t.Fatalf("sex=M: %v, %v", err, cfg.Data.Impute)
+	}
+	cfg.Data.Impute = nil
+	if err := applyImpute(&cfg, []string{"sex=X"}); err == nil || !strings.Contains(err.Error(), "not a number, mid or a value of sex's coding (F, M)") {
+		t.Errorf("sex=X: %v", err)
 	}
 }

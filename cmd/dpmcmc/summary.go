@@ -136,7 +136,7 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 		heading = report.HeadingNoWarmup(d.NumChains(), n)
 	}
 	return writeSummaryTable(stdout, heading, rows, verdict, *modelName, steps, *private, d.Algorithm,
-		report.InterceptNote(*modelName, d.Names, bounds, report.ZeroCodes(cats), draws))
+		report.InterceptNote(*modelName, d.Names, bounds, report.ZeroCodes(cats), draws, [2]float64{}))
 }
 
 // writeSummaryTable prints the heading (report.Heading), the summary table of model (see

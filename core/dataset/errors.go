@@ -107,6 +107,10 @@ func quoteCell(b []byte) string {
 	return strconv.Quote(string(b))
 }
 
+// OutcomeMissingAdvice ends the error for a missing value of the outcome
+// (Options.Outcome): a made-up outcome would be fitted as observed.
+const OutcomeMissingAdvice = "the outcome cannot be given a value for its missing cells: remove the rows whose outcome is missing before loading (in non-private runs only, dpmcmc's --drop-missing drops them)"
+
 // MissingAdvice ends the error for a missing value: what the user can do.
 const MissingAdvice = "remove or fill it before loading (a missing outcome: remove its row); for a regression's predictor, " +
 	"you can instead replace its missing cells by a public value (dpmcmc: --impute COL=V; the page asks for the value), " +

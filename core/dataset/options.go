@@ -65,6 +65,11 @@ type Options struct {
 	// MissingDropRows). Values must be finite.
 	Impute map[string]float64
 
+	// Outcome names the model's outcome column, if any: its missing cells
+	// get OutcomeMissingAdvice, since neither a replacement value nor (in
+	// a private run) dropping the row applies to it.
+	Outcome string
+
 	// Columns, when non-nil, loads only these columns, in this order; other
 	// columns are split off their lines (so a row must still have as many
 	// fields as the header) but are neither parsed nor validated nor

@@ -594,7 +594,11 @@ func (r *Reader) slowCell(k, fc int, tok []byte) (v float64, missing bool, err e
 		if len(tok) > 0 {
 			what = quoteCell(tok)
 		}
-		return 0, false, pe(errorf(ErrMissing, "missing value ("+what+"); "+MissingAdvice))
+		advice := MissingAdvice
+		if r.opts.Outcome != "" && r.header[fc] == r.opts.Outcome {
+			advice = OutcomeMissingAdvice
+		}
+		return 0, false, pe(errorf(ErrMissing, "missing value ("+what+"); "+advice))
 	}
 	if r.text[k] {
 		return math.NaN(), false, nil

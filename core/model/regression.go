@@ -1,8 +1,11 @@
 package model
 
 import (
-	"github.com/dpmcmc/dpmcmc/core/mathx"
+	"errors"
+	"fmt"
 	"math"
+
+	"github.com/dpmcmc/dpmcmc/core/mathx"
 )
 
 // base holds what every model shares.
@@ -696,4 +699,51 @@ func (m *Poisson) RowBounds(box []Interval) RowBounds {
 	lg := mathx.LogFactorial(math.Ceil(max(y.Hi, 0))) // ≥ lgamma(y.Hi + 1): still an upper bound
 	a := m.f * (mulz(y.Hi, ivMaxAbs(eta)) + lam.Hi + lg)
 	return finalize(g, a)
+}
+
+// LeastSquaresResidualSD returns the residual sd of the least-squares fit
+// of the outcome on the design, √(Σ_i (y_i − x̃_iᵀb)²/(n − d)) with b
+// solving x̃ᵀx̃·b = x̃ᵀy (n − d degrees of freedom: unbiased for σ² under
+// the model). Only a non-private run may use it, as a plug-in for σ: it
+// reads every row. It refuses n ≤ d and a design whose columns are
+// collinear on these rows.
+func (m *Linear) LeastSquaresResidualSD() (float64, error) {
+	n, d := m.n, m.d
+	if n <= d {
+		return 0, fmt.Errorf("%d rows for %d coefficients leave no residual degrees of freedom", n, d)
+	}
+	a := make([]float64, d*d)
+	b := make([]float64, d)
+	for i := range n {
+		row := m.x[i*d : (i+1)*d]
+		for j, v := range row {
+			b[j] += v * m.y[i]
+			for k := range j + 1 {
+				a[j*d+k] += v * row[k]
+			}
+		}
+	}
+	if !mathx.Cholesky(a, d) {
+		return 0, errors.New("the predictors are collinear on these rows (least squares has no unique fit)")
+	}
+	mathx.SolveLower(a, d, b)
+	mathx.SolveLowerT(a, d, b)
+	rss := 0.0
+	for i := range n {
+		r := m.y[i] - dot(m.x[i*d:(i+1)*d], b)
+		rss += r * r
+	}
+	s := math.Sqrt(rss / float64(n-d))
+	if !(s > 0) || math.IsInf(s, 0) {
+		return 0, fmt.Errorf("the least-squares residual sd is %v (the outcome is fitted exactly or overflows)", s)
+	}
+	return s, nil
+}
+
+// WithNoiseSD returns a copy of m whose known noise sd is s (> 0), sharing
+// its data.
+func (m *Linear) WithNoiseSD(s float64) *Linear {
+	c := *m
+	c.sigma, c.c = s, mathx.Log(s)+halfLog2Pi
+	return &c
 }

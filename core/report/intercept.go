@@ -101,7 +101,12 @@ const (
 // the draws (chains[chain][iteration][param], diag.Summary's layout);
 // codes the labels of coded columns (ZeroCodes). Computed from the released
 // draws and the public bounds and codings: post-processing.
-func InterceptNote(model string, names []string, bounds map[string][2]float64, codes map[string]string, chains [][][]float64) string {
+//
+// outcome is the linear outcome's public bound ({0, 0}: unknown): the
+// mean outcome lies inside it, so a 95% interval that reaches beyond it on
+// both sides says less than the bound does and is undetermined too (a
+// review: "147 (95% interval −736–1.05e+03)" mmHg for a bound 70–250).
+func InterceptNote(model string, names []string, bounds map[string][2]float64, codes map[string]string, chains [][][]float64, outcome [2]float64) string {
 	if !Regression(model) {
 		return ""
 	}
@@ -148,9 +153,13 @@ func InterceptNote(model string, names []string, bounds map[string][2]float64, c
 	interval := "95% interval " + num(lo) + "–" + num(hi)
 	value := what + " is " + num(mid) + " (" + interval + ")."
 	undetermined := model == "logistic" && lo < UndeterminedProbability && hi > 1-UndeterminedProbability ||
-		model == "poisson" && hi > UndeterminedRatio*lo
+		model == "poisson" && hi > UndeterminedRatio*lo ||
+		model == "linear" && outcome[0] < outcome[1] && lo < outcome[0] && hi > outcome[1]
 	if undetermined {
 		value = "these draws do not determine " + what + " (" + interval + ")."
+		if model == "linear" {
+			value = "these draws do not determine " + what + " (" + interval + ", wider than its public bound " + Num(outcome[0], 'g', 4) + "–" + Num(outcome[1], 'g', 4) + ")."
+		}
 	}
 	return "The intercept is " + scale + " when " + list(ref.Centred) + " " + isAre(len(ref.Centred)) + " 0, far from the centre" + plural(len(ref.Centred)) +
 		" of " + its(len(ref.Centred)) + " public bound" + plural(len(ref.Centred)) + ": it is not a baseline, and its interval is that of an extrapolation. At " +

@@ -39,35 +39,44 @@ func TestInterceptNote(t *testing.T) {
 	chains, eta := interceptDraws(0.5)
 	q := diag.Quantiles(eta, 0.025, 0.5, 0.975)
 	logistic := func(v float64) float64 { return 1 / (1 + math.Exp(-v)) }
-	got := InterceptNote("logistic", names, bounds, codes, chains)
+	got := InterceptNote("logistic", names, bounds, codes, chains, [2]float64{})
 	want := "The intercept is the log odds when age and glucose are 0, far from the centres of their public bounds: it is not a baseline, and its interval is that of an extrapolation. At age 54 and glucose 150 (the centres of their bounds), with smoker 0 and sex F, the probability of the outcome is " +
 		Num(logistic(q[1]), 'g', 3) + " (95% interval " + Num(logistic(q[0]), 'g', 3) + "–" + Num(logistic(q[2]), 'g', 3) + ")."
 	if got != want {
 		t.Errorf("logistic:\n got %q\nwant %q", got, want)
 	}
-	if got := InterceptNote("poisson", names, bounds, codes, chains); !strings.Contains(got, "the log of the expected count when") ||
+	if got := InterceptNote("poisson", names, bounds, codes, chains, [2]float64{}); !strings.Contains(got, "the log of the expected count when") ||
 		!strings.Contains(got, "the expected count is "+Num(math.Exp(q[1]), 'g', 3)+" (95% interval "+Num(math.Exp(q[0]), 'g', 3)) {
 		t.Errorf("poisson: %q", got)
 	}
-	if got := InterceptNote("linear", names, bounds, nil, chains); !strings.Contains(got, "The intercept is the outcome when") ||
+	if got := InterceptNote("linear", names, bounds, nil, chains, [2]float64{}); !strings.Contains(got, "The intercept is the outcome when") ||
 		!strings.Contains(got, "with smoker 0 and sex 0, the mean outcome is "+Num(q[1], 'g', 3)+" (95% interval "+Num(q[0], 'g', 3)+"–"+Num(q[2], 'g', 3)+")") {
 		t.Errorf("linear: %q", got)
 	}
 	// One predictor far from 0: singular wording. glucose's bound -200:300
 	// holds 0 in its middle half: it stays at 0.
 	one := map[string][2]float64{"age": {18, 90}, "glucose": {-200, 300}, "smoker": {0, 1}, "sex": {0, 1}}
-	if got := InterceptNote("logistic", names, one, nil, chains); !strings.HasPrefix(got, "The intercept is the log odds when age is 0, far from the centre of its public bound: ") ||
+	if got := InterceptNote("logistic", names, one, nil, chains, [2]float64{}); !strings.HasPrefix(got, "The intercept is the log odds when age is 0, far from the centre of its public bound: ") ||
 		!strings.Contains(got, "At age 54 (the centre of its bound), with glucose 0, smoker 0 and sex 0, ") {
 		t.Errorf("one centred: %q", got)
 	}
 	// Draws that barely inform the mean there: the probability or count is
 	// said to be undetermined, with its interval, not stated as a value.
 	wide, _ := interceptDraws(40)
-	if got := InterceptNote("logistic", names, bounds, codes, wide); !strings.Contains(got, ", these draws do not determine the probability of the outcome (95% interval ") {
+	if got := InterceptNote("logistic", names, bounds, codes, wide, [2]float64{}); !strings.Contains(got, ", these draws do not determine the probability of the outcome (95% interval ") {
 		t.Errorf("undetermined probability: %q", got)
 	}
-	if got := InterceptNote("poisson", names, bounds, codes, wide); !strings.Contains(got, ", these draws do not determine the expected count (95% interval ") {
+	if got := InterceptNote("poisson", names, bounds, codes, wide, [2]float64{}); !strings.Contains(got, ", these draws do not determine the expected count (95% interval ") {
 		t.Errorf("undetermined count: %q", got)
+	}
+	// A linear mean outcome whose interval reaches past the outcome's
+	// public bound on both sides says less than the bound; inside it, it
+	// is a value.
+	if got := InterceptNote("linear", names, bounds, codes, wide, [2]float64{-1, 1}); !strings.Contains(got, ", these draws do not determine the mean outcome (95% interval ") || !strings.Contains(got, ", wider than its public bound -1–1).") {
+		t.Errorf("undetermined linear mean: %q", got)
+	}
+	if got := InterceptNote("linear", names, bounds, codes, wide, [2]float64{-1e6, 1e6}); strings.Contains(got, "do not determine") || !strings.Contains(got, "the mean outcome is ") {
+		t.Errorf("linear mean inside a wide bound: %q", got)
 	}
 	// No note: every 0 near its bound's centre or a category, a predictor
 	// without a bound (its 0 is unknown), no intercept, or a model without
@@ -75,10 +84,10 @@ func TestInterceptNote(t *testing.T) {
 	zero := map[string][2]float64{"age": {-1, 1}, "glucose": {-5, 10}, "smoker": {0, 1}, "sex": {0, 1}}
 	noBound := map[string][2]float64{"age": {18, 90}, "glucose": {50, 250}}
 	for name, got := range map[string]string{
-		"0 inside":     InterceptNote("logistic", names, zero, nil, chains),
-		"no bound":     InterceptNote("logistic", names, noBound, nil, chains),
-		"no intercept": InterceptNote("logistic", names[1:], bounds, nil, chains),
-		"gaussian":     InterceptNote("gaussian", names, bounds, nil, chains),
+		"0 inside":     InterceptNote("logistic", names, zero, nil, chains, [2]float64{}),
+		"no bound":     InterceptNote("logistic", names, noBound, nil, chains, [2]float64{}),
+		"no intercept": InterceptNote("logistic", names[1:], bounds, nil, chains, [2]float64{}),
+		"gaussian":     InterceptNote("gaussian", names, bounds, nil, chains, [2]float64{}),
 	} {
 		if got != "" {
 			t.Errorf("%s: %q", name, got)
@@ -90,7 +99,7 @@ func TestInterceptNote(t *testing.T) {
 	if grade["sex"] != "" {
 		t.Errorf("ZeroCodes %v", grade)
 	}
-	if got := InterceptNote("logistic", names, bounds, grade, chains); got != "" {
+	if got := InterceptNote("logistic", names, bounds, grade, chains, [2]float64{}); got != "" {
 		t.Errorf("a coding without 0: %q", got)
 	}
 }

@@ -14,6 +14,7 @@ import (
 // uses are parsed when the model names them.
 func dataOptions(cfg *Config) dataset.Options {
 	opts := cfg.LoadOptions()
+	opts.Outcome = cfg.Model.Outcome
 	if len(cfg.Model.Predictors) > 0 {
 		cols := append([]string(nil), cfg.Model.Predictors...)
 		if cfg.Model.Outcome != "" {

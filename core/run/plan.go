@@ -324,7 +324,7 @@ func defaultClips(alg string, s *Settings, m model.Model) error {
 	}
 	if needGrad && s.GradClip == 0 {
 		if math.IsInf(rb.GradNorm, 0) || !(rb.GradNorm > 0) {
-			return fmt.Errorf("%s needs --grad-clip: the %s model has no finite public bound on a row's gradient (give public bounds for every column it uses, or a parameter --box, or set --grad-clip)", alg, m.Name())
+			return fmt.Errorf("%s needs --grad-clip: the %s model has no finite public bound on a row's gradient (give public bounds for every column it uses and, when its parameters are unbounded, a parameter --box; or set --grad-clip)", alg, m.Name())
 		}
 		s.GradClip = rb.GradNorm
 	}

@@ -255,9 +255,9 @@ func statement(r *PrivacyReport) string {
 		s += " Data were clipped to public bounds, declared by the analyst as chosen from public knowledge (e.g. the study protocol), not from the data."
 	}
 	// The guarantee's domain (a privacy audit: "two files that differ in
-	// one row give the same exports" overstated it): rows the run refuses
-	// are not clipped into it.
-	s += " The guarantee covers files whose rows this run can read: a row it cannot read (such as a missing outcome, an outcome the model does not allow or a text value outside a declared coding) stops the run before anything is released; it is not clipped."
+	// one row give the same exports" overstated it): what is clipped and
+	// what stops the run.
+	s += " The guarantee covers files whose rows this run can read: values outside the public bounds, the outcome's included, are clipped into them, while a value the model cannot take inside them (such as a missing outcome, 2.5 for a count or a text value outside a declared coding) stops the run before anything is released."
 	if len(r.Categories) > 0 {
 		cols := slices.Sorted(maps.Keys(r.Categories))
 		codes := make([]string, len(cols))

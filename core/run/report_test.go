@@ -246,7 +246,7 @@ func TestStatementNamesRowDomainAndCodings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(r.Statement, "The guarantee covers files whose rows this run can read: a row it cannot read (such as a missing outcome, an outcome the model does not allow or a text value outside a declared coding) stops the run before anything is released; it is not clipped.") || strings.Contains(r.Statement, "Text values were coded") {
+	if !strings.Contains(r.Statement, "The guarantee covers files whose rows this run can read: values outside the public bounds, the outcome's included, are clipped into them, while a value the model cannot take inside them (such as a missing outcome, 2.5 for a count or a text value outside a declared coding) stops the run before anything is released.") || strings.Contains(r.Statement, "Text values were coded") {
 		t.Errorf("statement without codings: %s", r.Statement)
 	}
 	cfg := *p.Config

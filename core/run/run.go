@@ -38,6 +38,39 @@ type Prepared struct {
 	// Clipped counts values moved into their public bounds, per column.
 	// Local diagnostic: not private, never exported.
 	Clipped dataset.ClipCounts
+	// NoiseSDFromRows is the linear model's noise sd σ when a non-private
+	// run did not give one: the least-squares residual sd of these rows
+	// (model.Linear.LeastSquaresResidualSD), a plug-in that Config's
+	// model.options["noise-sd"] then holds; 0 otherwise.
+	NoiseSDFromRows float64
+}
+
+// NoiseSDFromRowsNote states a plug-in σ (Prepared.NoiseSDFromRows) for a
+// non-private linear run.
+func NoiseSDFromRowsNote(s float64, n, d int) string {
+	return fmt.Sprintf("linear model: no noise sd was given, so σ = %s, the residual sd of least squares on these %d rows (%d degrees of freedom), is used as known: a plug-in whose own uncertainty (about %s of it) the intervals leave out. A private run needs σ from public knowledge (--model-opt noise-sd=S)",
+		report.Num(s, 'g', 4), n, n-d, report.Num(1/math.Sqrt(2*float64(n-d)), 'g', 2))
+}
+
+// plugInNoiseSD gives a non-private linear run without a noise sd the
+// least-squares residual sd of its rows (a private run is refused without
+// one, Config.Validate: it must be public).
+func plugInNoiseSD(cfg *Config, m model.Model) (*Config, model.Model, float64, error) {
+	lin, ok := m.(*model.Linear)
+	if _, given, _ := LinearNoiseSD(cfg); !ok || given || cfg.Privacy != nil || IsPrivate(cfg.Algorithm) {
+		return cfg, m, 0, nil
+	}
+	s, err := lin.LeastSquaresResidualSD()
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("linear model: no noise sd was given and it cannot be estimated from these rows: %w; give it (--model-opt noise-sd=S, the config's model.options[\"noise-sd\"])", err)
+	}
+	c := *cfg
+	c.Model.Options = maps.Clone(cfg.Model.Options)
+	if c.Model.Options == nil {
+		c.Model.Options = map[string]string{}
+	}
+	c.Model.Options["noise-sd"] = strconv.FormatFloat(s, 'g', -1, 64)
+	return &c, lin.WithNoiseSD(s), s, nil
 }
 
 // Prepare validates cfg, clips the table's columns to the public bounds (in
@@ -64,6 +97,10 @@ func Prepare(cfg *Config, t *dataset.Table) (*Prepared, error) {
 // prepareModel is Prepare once the model is built (names: the loaded
 // columns).
 func prepareModel(cfg *Config, m model.Model, names []string, clipped dataset.ClipCounts) (*Prepared, error) {
+	cfg, m, sigmaHat, err := plugInNoiseSD(cfg, m)
+	if err != nil {
+		return nil, err
+	}
 	if cfg.Privacy != nil {
 		cfg = nameMeanColumns(cfg, names)
 	}
@@ -109,7 +146,7 @@ func prepareModel(cfg *Config, m model.Model, names []string, clipped dataset.Cl
 		plan.AutoReason = autoReason
 		plan.Notes = append(plan.Notes, AutoNote(plan.Algorithm, autoReason))
 	}
-	return &Prepared{Config: resolved, Model: m, Plan: plan, Clipped: clipped}, nil
+	return &Prepared{Config: resolved, Model: m, Plan: plan, Clipped: clipped, NoiseSDFromRows: sigmaHat}, nil
 }
 
 // MaxStoredValues bounds the numbers one chain holds in memory: (warmup +
