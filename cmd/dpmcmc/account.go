@@ -165,7 +165,7 @@ func accountGaussian(args []string, stderr io.Writer) (map[string]any, error) {
 	fs := newFlagSet("account gaussian", "--noise-multiplier Z [--count K] [--relation add-remove|replace] (--delta D | --epsilon E) [--method tight|rdp|zcdp]", stderr)
 	z := fs.Float64("noise-multiplier", 0, "noise std ÷ per-record L2 bound (required)")
 	k := fs.Int("count", 1, "number of releases K ≥ 1")
-	rel := fs.String("relation", "add-remove", "neighbouring relation: add-remove (sensitivity = bound) or replace (2× bound)")
+	rel := fs.String("relation", "add-remove", "neighbouring relation: add-remove (sensitivity = bound) or replace (2× bound). A sensitivity that already covers replacing a row, as privacy.json's noise-aware blocks state it, is --relation add-remove with --noise-multiplier noise_std/sensitivity")
 	method := fs.String("method", "", "tight (default), rdp or zcdp")
 	var t acctTarget
 	t.register(fs)

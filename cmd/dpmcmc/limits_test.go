@@ -138,7 +138,7 @@ func TestDeltaAboveOneOverNWarns(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stderr, "note: δ = 0.02 is not below 1/n = 0.01") {
+	if !strings.Contains(stderr, "warning: δ = 0.02 is not below 1/n = 0.01") {
 		t.Errorf("no δ ≥ 1/n note on stderr:\n%s", stderr)
 	}
 	code, stdout, stderr := runCLI(t, "plan", "--algorithm", "dp-penalty", "--n", "100", "--epsilon", "1", "--delta", "0.02", "--text")

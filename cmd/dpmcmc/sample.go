@@ -554,7 +554,12 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "plan: %s × (%d warmup + %d draws) iterations, ε = %.4g of %.4g at δ = %g (%s accountant)\n",
 			run.ChainsWord(pl.Chains), pl.Warmup, pl.Draws, pl.Epsilon, cfg.Privacy.Epsilon, pl.Delta, pl.Accountant)
 		for _, n := range pl.Notes {
-			fmt.Fprintf(stderr, "note: %s\n", n)
+			// What weakens the guarantee reads as --quiet prints it.
+			label := "note"
+			if slices.Contains(pl.Warnings, n) {
+				label = "warning"
+			}
+			fmt.Fprintf(stderr, "%s: %s\n", label, n)
 		}
 	} else if pl.Private {
 		// --quiet keeps what weakens the guarantee itself.
@@ -675,7 +680,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 			}
 			if verdict.Converged {
 				_, scaled := run.ModelPrior(p.Config)
-				if note := report.PriorPullNote(rows, prior, scaled); note != "" {
+				if note := report.PriorPullNote(rows, prior, scaled, run.PriorShifts(p.Config, d)); note != "" {
 					fmt.Fprintln(stdout, note)
 				}
 			}

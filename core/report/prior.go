@@ -169,8 +169,17 @@ const PriorPullShare = 0.5
 // pulls it back. When its sd is not even below its prior's (a non-normal
 // posterior, such as a logistic coefficient under separation), the shift
 // is +Inf: too large for this estimate.
-func PriorPull(rows []diag.ParamSummary, prior map[string]float64) (names []string, shifts []float64) {
-	for _, r := range rows {
+//
+// joint, when not nil, holds each row's shift estimated jointly over the
+// coefficients (run.PriorShifts: the slopes that move with a pulled
+// intercept included), used instead of the marginal estimate; it is
+// signed, negative for a mean the prior moves away from 0, and so are the
+// returned shifts (the marginal estimate's are all toward 0).
+func PriorPull(rows []diag.ParamSummary, prior map[string]float64, joint []float64) (names []string, shifts []float64) {
+	if len(joint) != len(rows) {
+		joint = nil
+	}
+	for i, r := range rows {
 		s, ok := prior[r.Name]
 		if !ok || !(s > 0) || math.IsNaN(r.Mean) || !(r.SD <= MostlyPriorShare*s || excludesZero(r)) {
 			continue
@@ -182,7 +191,11 @@ func PriorPull(rows []diag.ParamSummary, prior map[string]float64) (names []stri
 			names, shifts = append(names, r.Name), append(shifts, math.Inf(1))
 			continue
 		}
-		if sh := math.Abs(r.Mean) * r.SD / (s*s - r.SD*r.SD); sh > PriorPullShare {
+		sh := math.Abs(r.Mean) * r.SD / (s*s - r.SD*r.SD)
+		if joint != nil {
+			sh = joint[i]
+		}
+		if math.Abs(sh) > PriorPullShare {
 			names, shifts = append(names, r.Name), append(shifts, sh)
 		}
 	}
@@ -197,21 +210,41 @@ func PriorPull(rows []diag.ParamSummary, prior map[string]float64) (names []stri
 // predictors scaled by their public bounds (every private regression run):
 // the remedy is then only a wider prior. Computed from the draws' summary
 // and the public prior: post-processing.
-func PriorPullNote(rows []diag.ParamSummary, prior map[string]float64, scaled bool) string {
-	names, shifts := PriorPull(rows, prior)
+//
+// joint: as for PriorPull; with it the note gives every coefficient's
+// shift, so it no longer warns that the slopes' are not shown.
+func PriorPullNote(rows []diag.ParamSummary, prior map[string]float64, scaled bool, joint []float64) string {
+	names, shifts := PriorPull(rows, prior, joint)
+	if len(joint) != len(rows) {
+		joint = nil
+	}
 	if len(names) == 0 {
 		return ""
 	}
-	parts := make([]string, len(names))
+	var toward, away []string
 	for i, nm := range names {
 		if math.IsInf(shifts[i], 1) {
-			parts[i] = nm + " (by more than this estimate can tell: its posterior sd is at least its prior sd " + Num(prior[nm], 'g', 3) + ", though its 95% interval excludes 0)"
+			toward = append(toward, nm+" (by more than this estimate can tell: its posterior sd is at least its prior sd "+Num(prior[nm], 'g', 3)+", though its 95% interval excludes 0)")
 			continue
 		}
-		parts[i] = nm + " (about " + Num(shifts[i], 'f', 1) + " posterior sds, its prior sd " + Num(prior[nm], 'g', 3) + ")"
+		part := nm + " (about " + Num(math.Abs(shifts[i]), 'f', 1) + " posterior sds, its prior sd " + Num(prior[nm], 'g', 3) + ")"
+		if shifts[i] < 0 {
+			away = append(away, part)
+		} else {
+			toward = append(toward, part)
+		}
+	}
+	var moves string
+	switch {
+	case len(toward) > 0 && len(away) > 0:
+		moves = "The prior pulls " + strings.Join(toward, ", ") + " toward 0 and, through their correlation, moves " + strings.Join(away, ", ") + " away from 0"
+	case len(away) > 0:
+		moves = "The prior moves " + strings.Join(away, ", ") + " away from 0, through their correlation with other coefficients"
+	default:
+		moves = "The prior pulls " + strings.Join(toward, ", ") + " toward 0"
 	}
 	remedy := "widen it, or put it on the coefficients of the predictors scaled by their public bounds (scale bounds, where the intercept is at the bounds' centre)."
-	if slices.Contains(names, "intercept") {
+	if slices.Contains(names, "intercept") && joint == nil {
 		// In the user's units the intercept and the slopes of predictors
 		// far from 0 are strongly correlated: pulling one moves the others
 		// (a review saw a bmi slope 0.848 against least squares' 0.759
@@ -221,5 +254,13 @@ func PriorPullNote(rows []diag.ParamSummary, prior map[string]float64, scaled bo
 	if scaled {
 		remedy = "widen it (the prior scale: --prior-sd, or Prior scale on the page; it is already on the coefficients of the predictors scaled by their public bounds)."
 	}
-	return "The prior pulls " + strings.Join(parts, ", ") + " toward 0: the posterior mean sits that much nearer 0 than the data alone would put it (estimated from the mean, the sd and the prior sd). If that prior is not public knowledge you mean to use, " + remedy
+	how := "estimated from the mean, the sd and the prior sd"
+	if joint != nil {
+		how = "estimated from the draws' means and covariances and the prior, for all coefficients together"
+	}
+	where := "the posterior mean sits that much nearer 0 than the data alone would put it"
+	if len(away) > 0 {
+		where = "each posterior mean sits that far from where the data alone would put it"
+	}
+	return moves + ": " + where + " (" + how + "). If that prior is not public knowledge you mean to use, " + remedy
 }
