@@ -186,7 +186,7 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 		v.PriorNote = report.PriorNote(rows, prior, v.Private)
 		if verdict.Converged {
 			_, scaled := run.ModelPrior(cfg)
-			v.PriorPullNote = report.PriorPullNote(rows, prior, scaled, run.PriorShifts(cfg, d))
+			v.PriorPullNote = report.PriorPullNote(rows, prior, run.PriorCentres(cfg, d.Names), scaled, run.PriorShifts(cfg, d))
 		}
 		v.DirectionNote = report.DirectionNote(rows, model, v.Private, verdict.Converged)
 		if run.ScaleAutoHint(cfg, names, verdict.Converged) != "" {

@@ -667,8 +667,9 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		// Advice, not part of the summary (which equals `dpmcmc summary`'s,
-		// but for the heading of a sampler without warmup, which the draws
-		// file alone does not tell):
+		// but for the heading of a sampler without warmup and a linear
+		// mean outcome undetermined against the outcome's bound, which the
+		// draws file alone does not tell):
 		// on stderr, even with --quiet, like a forecast that warns.
 		if hint := run.ScaleAutoHint(p.Config, d.Names, verdict.Converged); hint != "" {
 			fmt.Fprintln(stderr, hint)
@@ -680,7 +681,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 			}
 			if verdict.Converged {
 				_, scaled := run.ModelPrior(p.Config)
-				if note := report.PriorPullNote(rows, prior, scaled, run.PriorShifts(p.Config, d)); note != "" {
+				if note := report.PriorPullNote(rows, prior, run.PriorCentres(p.Config, d.Names), scaled, run.PriorShifts(p.Config, d)); note != "" {
 					fmt.Fprintln(stdout, note)
 				}
 			}
@@ -743,8 +744,6 @@ func reportPath(out, report string) string {
 	return strings.TrimSuffix(out, filepath.Ext(out)) + ".privacy.json"
 }
 
-// stanChainPath is chain c's (0-based) file of a Stan CSV export with more
-// than one chain: OUT_1.csv, OUT_2.csv, …
 // runHeading is the summary's heading of a run: "after warmup", or "(no
 // warmup)" for a run that ran none.
 func runHeading(cfg *run.Config, d *export.Draws) string {
@@ -766,6 +765,8 @@ func drawsFiles(out, format string, chains int) string {
 	return stanChainPath(out, 0) + " … " + stanChainPath(out, chains-1)
 }
 
+// stanChainPath is chain c's (0-based) file of a Stan CSV export with more
+// than one chain: OUT_1.csv, OUT_2.csv, …
 func stanChainPath(out string, c int) string {
 	ext := filepath.Ext(out)
 	return strings.TrimSuffix(out, ext) + "_" + strconv.Itoa(c+1) + ext

@@ -79,7 +79,7 @@ var catalog = []ModelInfo{
 	{"logistic", "logistic regression, outcome 0/1, logit link", true,
 		[]OptionInfo{regPriorOpt(), temperOpt}},
 	{"linear", "linear regression with Gaussian noise of known sd", true,
-		[]OptionInfo{{"noise-sd", "1", "known noise standard deviation σ (a non-private run without it uses the least-squares residual sd of its rows; a private run must give it)"}, regPriorOpt(), temperOpt}},
+		[]OptionInfo{{"noise-sd", "1", "known noise standard deviation σ (a run never uses this default: a non-private run without it uses the least-squares residual sd of its rows, a private run must give it)"}, regPriorOpt(), temperOpt}},
 	{"poisson", "Poisson regression, outcome a non-negative integer, log link", true,
 		[]OptionInfo{regPriorOpt(), temperOpt}},
 	{"gaussian", "d-dimensional Gaussian mean with known covariance (DP-HMC paper §4); columns: the predictors, default all", false,

@@ -40,9 +40,10 @@ type Release struct {
 	// N is the number of rows released and NoiseStd the noise std of each
 	// block (Plan.Blocks; a mean release: its one std of the scaled sums),
 	// as planned: both are public. A chain that adopts the release (Adopt)
-	// refuses one whose N or stds differ from its own plan's, so a release
-	// made under another budget, other bounds or other rows cannot be
-	// reported under this run's ε.
+	// refuses one whose N or stds differ from its own plan's, so an
+	// honestly labelled release made under another budget, other bounds
+	// or other rows is not reported under this run's ε (the labels travel
+	// with the release: a caller that edits them is not stopped).
 	N        int       `json:"n"`
 	NoiseStd []float64 `json:"noise_std"`
 }

@@ -2,7 +2,6 @@ package report
 
 import (
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/dpmcmc/dpmcmc/core/diag"
@@ -156,111 +155,163 @@ func TailNote(rows []diag.ParamSummary, noiseAware bool) string {
 // says the prior pulls a coefficient.
 const PriorPullShare = 0.5
 
-// PriorPull returns, in row order, the coefficients that their N(0, s²)
-// prior (s from PriorSDs) pulls toward 0 by more than PriorPullShare
-// posterior sds, with that shift. With a Gaussian likelihood of mean m̂ and
-// precision λ, the posterior mean is m = λm̂/(λ + 1/s²) and its sd² =
-// 1/(λ + 1/s²), so λ = 1/sd² − 1/s², m̂ − m = m/(λs²) = m·sd²/(s² − sd²),
-// and the shift is |m|·sd/(s² − sd²) posterior sds (an estimate from the
-// summary, not a refit). A coefficient that is mostly prior (sd above
-// MostlyPriorShare of its prior's, MostlyPrior) is left to PriorNote, which
-// says that its interval is the prior's; one that wide whose 95% interval
-// excludes 0 is named here: the data pull it away from the prior, which
-// pulls it back. When its sd is not even below its prior's (a non-normal
-// posterior, such as a logistic coefficient under separation), the shift
-// is +Inf: too large for this estimate.
-//
-// joint, when not nil, holds each row's shift estimated jointly over the
-// coefficients (run.PriorShifts: the slopes that move with a pulled
-// intercept included), used instead of the marginal estimate; it is
-// signed, negative for a mean the prior moves away from 0, and so are the
-// returned shifts (the marginal estimate's are all toward 0).
-func PriorPull(rows []diag.ParamSummary, prior map[string]float64, joint []float64) (names []string, shifts []float64) {
+// Pull is one coefficient the prior moves (PriorPull): by SDs posterior
+// sds (+Inf: more than the estimate can tell), in direction Kind, from
+// DataAlone, where the data alone would put its mean.
+type Pull struct {
+	Name      string
+	SDs       float64
+	Kind      PullKind
+	DataAlone float64
+}
+
+// PullKind is the direction of a Pull, relative to the prior's centre
+// (0, or PriorCentre's).
+type PullKind int
+
+// The directions of a Pull.
+const (
+	// Toward: the data alone would put the mean farther from the centre,
+	// on the same side.
+	Toward PullKind = iota
+	// Away: nearer the centre, on the same side (a coefficient correlated
+	// with a pulled one).
+	Away
+	// Across: on the other side (the prior reversed the sign).
+	Across
+)
+
+// PriorPull returns, in row order, the coefficients that their N(c, s²)
+// prior (s from PriorSDs, c from centres, 0 when absent) moves by more
+// than PriorPullShare posterior sds. With a Gaussian likelihood of mean m̂
+// and precision λ, the posterior mean is m − c = λ(m̂ − c)/(λ + 1/s²) and
+// its sd² = 1/(λ + 1/s²), so λ = 1/sd² − 1/s² and m̂ − m =
+// (m − c)·sd²/(s² − sd²): the marginal estimate, always toward c (from
+// the summary, not a refit). joint, when not nil, holds each row's m̂ − m
+// estimated for all coefficients together (run.PriorShifts: the slopes
+// that move with a pulled intercept included, in any direction) and is
+// used instead. A coefficient that is mostly prior (sd above
+// MostlyPriorShare of its prior's, MostlyPrior) is left to PriorNote,
+// which says that its interval is the prior's; one that wide whose 95%
+// interval excludes 0 is named here: the data pull it away from the
+// prior, which pulls it back. When its sd is not even below its prior's
+// (a non-normal posterior, such as a logistic coefficient under
+// separation), the shift is +Inf: too large for this estimate.
+func PriorPull(rows []diag.ParamSummary, prior, centres map[string]float64, joint []float64) []Pull {
 	if len(joint) != len(rows) {
 		joint = nil
 	}
+	var out []Pull
 	for i, r := range rows {
 		s, ok := prior[r.Name]
 		if !ok || !(s > 0) || math.IsNaN(r.Mean) || !(r.SD <= MostlyPriorShare*s || excludesZero(r)) {
 			continue
 		}
+		c := centres[r.Name]
 		if !(r.SD < s) {
 			// Wider than its prior and away from 0: no Gaussian likelihood
 			// gives that, so the shift cannot be estimated (+Inf), but the
 			// data pull against the prior all the same.
-			names, shifts = append(names, r.Name), append(shifts, math.Inf(1))
+			out = append(out, Pull{Name: r.Name, SDs: math.Inf(1), Kind: Toward, DataAlone: math.NaN()})
 			continue
 		}
-		sh := math.Abs(r.Mean) * r.SD / (s*s - r.SD*r.SD)
+		delta := (r.Mean - c) * r.SD * r.SD / (s*s - r.SD*r.SD)
 		if joint != nil {
-			sh = joint[i]
+			delta = joint[i]
 		}
-		if math.Abs(sh) > PriorPullShare {
-			names, shifts = append(names, r.Name), append(shifts, sh)
+		sh := math.Abs(delta) / r.SD
+		if !(sh > PriorPullShare) {
+			continue
 		}
+		a, b := r.Mean-c, r.Mean+delta-c
+		kind := Toward
+		switch {
+		case a*b < 0:
+			kind = Across
+		case math.Abs(b) < math.Abs(a):
+			kind = Away
+		}
+		out = append(out, Pull{Name: r.Name, SDs: sh, Kind: kind, DataAlone: r.Mean + delta})
 	}
-	return names, shifts
+	return out
 }
 
 // PriorPullNote is the sentence shown under the summary when the prior
-// pulls some coefficients (PriorPull), "" otherwise: in the user's units a
+// moves some coefficients (PriorPull), "" otherwise: in the user's units a
 // N(0, 10²) prior is strong on an intercept at the predictors' zero (a
 // blood-pressure intercept of about 100 mmHg was pulled by 1.9 posterior
-// sds). scaled says that the prior is already on the coefficients of the
-// predictors scaled by their public bounds (every private regression run):
-// the remedy is then only a wider prior. Computed from the draws' summary
-// and the public prior: post-processing.
-//
-// joint: as for PriorPull; with it the note gives every coefficient's
-// shift, so it no longer warns that the slopes' are not shown.
-func PriorPullNote(rows []diag.ParamSummary, prior map[string]float64, scaled bool, joint []float64) string {
-	names, shifts := PriorPull(rows, prior, joint)
+// sds), and the slopes correlated with it move too. scaled says that the
+// prior is already on the coefficients of the predictors scaled by their
+// public bounds (every private regression run): the remedy is then only a
+// wider prior. centres and joint are PriorPull's; without joint the note
+// says that correlated coefficients' moves are not shown. Computed from
+// the draws and the public prior: post-processing.
+func PriorPullNote(rows []diag.ParamSummary, prior, centres map[string]float64, scaled bool, joint []float64) string {
+	pulls := PriorPull(rows, prior, centres, joint)
 	if len(joint) != len(rows) {
 		joint = nil
 	}
-	if len(names) == 0 {
+	if len(pulls) == 0 {
 		return ""
 	}
-	var toward, away []string
-	for i, nm := range names {
-		if math.IsInf(shifts[i], 1) {
-			toward = append(toward, nm+" (by more than this estimate can tell: its posterior sd is at least its prior sd "+Num(prior[nm], 'g', 3)+", though its 95% interval excludes 0)")
+	var toward, away, across, alone []string
+	centred := false
+	for _, p := range pulls {
+		c := centres[p.Name]
+		centred = centred || c != 0
+		at := ""
+		if c != 0 {
+			at = ", centred at " + Num(c, 'g', 4)
+		}
+		if math.IsInf(p.SDs, 1) {
+			toward = append(toward, p.Name+" (by more than this estimate can tell: its posterior sd is at least its prior sd "+Num(prior[p.Name], 'g', 3)+at+", though its 95% interval excludes 0)")
 			continue
 		}
-		part := nm + " (about " + Num(math.Abs(shifts[i]), 'f', 1) + " posterior sds, its prior sd " + Num(prior[nm], 'g', 3) + ")"
-		if shifts[i] < 0 {
+		part := p.Name + " (about " + Num(p.SDs, 'f', 1) + " posterior sds, its prior sd " + Num(prior[p.Name], 'g', 3) + at + ")"
+		switch p.Kind {
+		case Away:
 			away = append(away, part)
-		} else {
+		case Across:
+			across = append(across, part)
+			alone = append(alone, p.Name+" "+Num(p.DataAlone, 'g', 3))
+		default:
 			toward = append(toward, part)
 		}
 	}
-	var moves string
-	switch {
-	case len(toward) > 0 && len(away) > 0:
-		moves = "The prior pulls " + strings.Join(toward, ", ") + " toward 0 and, through their correlation, moves " + strings.Join(away, ", ") + " away from 0"
-	case len(away) > 0:
-		moves = "The prior moves " + strings.Join(away, ", ") + " away from 0, through their correlation with other coefficients"
-	default:
-		moves = "The prior pulls " + strings.Join(toward, ", ") + " toward 0"
+	ref := "0"
+	if centred {
+		ref = "the prior's centre"
+	}
+	var clauses []string
+	if len(toward) > 0 {
+		clauses = append(clauses, "pulls "+strings.Join(toward, ", ")+" toward "+ref)
+	}
+	if len(away) > 0 {
+		clauses = append(clauses, "moves "+strings.Join(away, ", ")+" away from "+ref)
+	}
+	if len(across) > 0 {
+		clauses = append(clauses, "moves "+strings.Join(across, ", ")+" across "+ref+", reversing the sign the data alone give ("+strings.Join(alone, ", ")+")")
+	}
+	moves := "The prior " + list(clauses)
+	if len(away)+len(across) > 0 && len(toward) > 0 {
+		moves += " (the coefficients are correlated)"
+	}
+	where := "the posterior mean sits that much nearer " + ref + " than the data alone would put it"
+	if len(away)+len(across) > 0 {
+		where = "each posterior mean sits that far from where the data alone would put it"
 	}
 	remedy := "widen it, or put it on the coefficients of the predictors scaled by their public bounds (scale bounds, where the intercept is at the bounds' centre)."
-	if slices.Contains(names, "intercept") && joint == nil {
+	if scaled {
+		remedy = "widen it (the prior scale: --prior-sd, or Prior scale on the page; it is already on the coefficients of the predictors scaled by their public bounds)."
+	}
+	how := "estimated from the draws' means and covariances and the prior, for all coefficients together"
+	if joint == nil {
+		how = "estimated from each coefficient's mean, sd and prior sd on its own"
 		// In the user's units the intercept and the slopes of predictors
 		// far from 0 are strongly correlated: pulling one moves the others
 		// (a review saw a bmi slope 0.848 against least squares' 0.759
 		// when only the intercept was named).
-		remedy += " The slopes of predictors far from 0 move with the intercept, so they are pulled too, by amounts this estimate does not show."
-	}
-	if scaled {
-		remedy = "widen it (the prior scale: --prior-sd, or Prior scale on the page; it is already on the coefficients of the predictors scaled by their public bounds)."
-	}
-	how := "estimated from the mean, the sd and the prior sd"
-	if joint != nil {
-		how = "estimated from the draws' means and covariances and the prior, for all coefficients together"
-	}
-	where := "the posterior mean sits that much nearer 0 than the data alone would put it"
-	if len(away) > 0 {
-		where = "each posterior mean sits that far from where the data alone would put it"
+		remedy += " Coefficients correlated with these (the slopes of predictors far from 0, with the intercept) move too, by amounts this estimate does not show."
 	}
 	return moves + ": " + where + " (" + how + "). If that prior is not public knowledge you mean to use, " + remedy
 }

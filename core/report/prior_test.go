@@ -90,35 +90,49 @@ func TestTailNote(t *testing.T) {
 func TestPriorPullNote(t *testing.T) {
 	rows := []diag.ParamSummary{{Name: "intercept", Mean: 97, SD: 1.84}, {Name: "bmi", Mean: 0.85, SD: 0.1}}
 	prior := map[string]float64{"intercept": 10, "bmi": 10}
-	names, shifts := PriorPull(rows, prior, nil)
-	if len(names) != 1 || names[0] != "intercept" || math.Abs(shifts[0]-97*1.84/(100-1.84*1.84)) > 1e-12 {
-		t.Fatalf("%v %v", names, shifts)
+	pulls := PriorPull(rows, prior, nil, nil)
+	if len(pulls) != 1 || pulls[0].Name != "intercept" || math.Abs(pulls[0].SDs-97*1.84/(100-1.84*1.84)) > 1e-12 || pulls[0].Kind != Toward {
+		t.Fatalf("%+v", pulls)
 	}
-	note := PriorPullNote(rows, prior, false, nil)
-	if !strings.HasPrefix(note, "The prior pulls intercept (about 1.8 posterior sds, its prior sd 10) toward 0") || !strings.Contains(note, "(scale bounds, where the intercept is at the bounds' centre). The slopes of predictors far from 0 move with the intercept") {
+	note := PriorPullNote(rows, prior, nil, false, nil)
+	if !strings.HasPrefix(note, "The prior pulls intercept (about 1.8 posterior sds, its prior sd 10) toward 0: the posterior mean sits that much nearer 0") ||
+		!strings.Contains(note, "(estimated from each coefficient's mean, sd and prior sd on its own)") ||
+		!strings.Contains(note, "(scale bounds, where the intercept is at the bounds' centre). Coefficients correlated with these (the slopes of predictors far from 0, with the intercept) move too, by amounts this estimate does not show.") {
 		t.Errorf("note %q", note)
 	}
 	// A prior already on the scaled coefficients (a private run): widening
-	// it is the only remedy, not the scaling it already has.
-	if note := PriorPullNote(rows, prior, true, nil); strings.Contains(note, "scale bounds") || !strings.Contains(note, "widen it (the prior scale: --prior-sd") {
+	// it is the only remedy, not the scaling it already has; the warning
+	// about correlated coefficients stays (a review: it was dropped there).
+	if note := PriorPullNote(rows, prior, nil, true, nil); strings.Contains(note, "scale bounds") || !strings.Contains(note, "widen it (the prior scale: --prior-sd") || !strings.Contains(note, "does not show") {
 		t.Errorf("scaled note %q", note)
 	}
-	if PriorPullNote(rows[1:], prior, false, nil) != "" {
+	if PriorPullNote(rows[1:], prior, nil, false, nil) != "" {
 		t.Error("a slope far inside its prior is said to be pulled")
 	}
-	// Joint shifts (run.PriorShifts), signed: the slopes that move with a
-	// pulled intercept are named, away from 0, and the warning that they
-	// are not shown goes.
-	joint := PriorPullNote(rows, prior, false, []float64{1.8, -1.2})
-	if !strings.HasPrefix(joint, "The prior pulls intercept (about 1.8 posterior sds, its prior sd 10) toward 0 and, through their correlation, moves ") ||
-		!strings.Contains(joint, " (about 1.2 posterior sds, its prior sd 10) away from 0: each posterior mean sits that far from where the data alone would put it (estimated from the draws' means and covariances") ||
-		strings.Contains(joint, "does not show") {
-		t.Errorf("joint note %q", joint)
+	// Joint shifts m̂ − m (run.PriorShifts): the slopes that move with a
+	// pulled intercept are named, away from 0 (bmi: data alone 0.73, mean
+	// 0.85: 1.2 sds) or across it (a sign the prior reversed), and the
+	// warning that they are not shown goes.
+	rows3 := append(rows, diag.ParamSummary{Name: "age", Mean: -0.2, SD: 0.1})
+	prior["age"] = 10
+	joint := PriorPullNote(rows3, prior, nil, false, []float64{3.3, -0.12, 0.5})
+	for _, want := range []string{
+		"The prior pulls intercept (about 1.8 posterior sds, its prior sd 10) toward 0, moves bmi (about 1.2 posterior sds, its prior sd 10) away from 0 and moves age (about 5.0 posterior sds, its prior sd 10) across 0, reversing the sign the data alone give (age 0.3) (the coefficients are correlated): each posterior mean sits that far from where the data alone would put it (estimated from the draws' means and covariances",
+	} {
+		if !strings.HasPrefix(joint, want) || strings.Contains(joint, "does not show") {
+			t.Errorf("joint note %q, want %q", joint, want)
+		}
+	}
+	// A prior centred elsewhere (noise-aware linear's intercept at the
+	// outcome's centre): the direction is relative to that centre.
+	centred := PriorPullNote(rows[:1], prior, map[string]float64{"intercept": 160}, true, []float64{-20})
+	if !strings.HasPrefix(centred, "The prior pulls intercept (about 10.9 posterior sds, its prior sd 10, centred at 160) toward the prior's centre: the posterior mean sits that much nearer the prior's centre") {
+		t.Errorf("centred note %q", centred)
 	}
 	// A coefficient that is mostly prior (sd above 0.71 of the prior's) is
 	// PriorNote's, not pulled as well (a review saw both name glucose).
 	mostly := []diag.ParamSummary{{Name: "glucose", Mean: 0.05, SD: 0.1}}
-	if got := PriorPullNote(mostly, map[string]float64{"glucose": 0.133}, true, nil); got != "" || len(MostlyPrior(mostly, map[string]float64{"glucose": 0.133})) != 1 {
+	if got := PriorPullNote(mostly, map[string]float64{"glucose": 0.133}, nil, true, nil); got != "" || len(MostlyPrior(mostly, map[string]float64{"glucose": 0.133})) != 1 {
 		t.Errorf("mostly prior and pulled: %q", got)
 	}
 	// As wide, but its 95% interval excludes 0: the data pull it away from
@@ -131,7 +145,7 @@ func TestPriorPullNote(t *testing.T) {
 	if got := MostlyPrior(conflict, p10); len(got) != 0 {
 		t.Errorf("a prior in conflict with the data is called mostly prior: %v", got)
 	}
-	if note := PriorPullNote(conflict, p10, false, nil); !strings.HasPrefix(note, "The prior pulls smoothness (about 6.3 posterior sds, its prior sd 10) toward 0") {
+	if note := PriorPullNote(conflict, p10, nil, false, nil); !strings.HasPrefix(note, "The prior pulls smoothness (about 6.3 posterior sds, its prior sd 10) toward 0") {
 		t.Errorf("conflict note %q", note)
 	}
 	// Wider than its prior and away from 0 (a non-normal posterior, such
@@ -140,7 +154,7 @@ func TestPriorPullNote(t *testing.T) {
 	if got := MostlyPrior(wide, p10); len(got) != 0 {
 		t.Errorf("wider than its prior, away from 0, called mostly prior: %v", got)
 	}
-	if note := PriorPullNote(wide, p10, false, nil); !strings.HasPrefix(note, "The prior pulls smoothness (by more than this estimate can tell: its posterior sd is at least its prior sd 10, though its 95% interval excludes 0) toward 0") {
+	if note := PriorPullNote(wide, p10, nil, false, nil); !strings.HasPrefix(note, "The prior pulls smoothness (by more than this estimate can tell: its posterior sd is at least its prior sd 10, though its 95% interval excludes 0) toward 0") {
 		t.Errorf("wide conflict note %q", note)
 	}
 }

@@ -2,6 +2,7 @@ package run
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,7 +33,9 @@ const (
 // caller shows it ("--box" in the CLI).
 func BoxNote(cfg *Config, d *export.Draws, field string) string {
 	b := cfg.Settings.Box
-	if !(b > 0) || d == nil || len(d.Names) == 0 {
+	if !(b > 0) || d == nil || len(d.Names) == 0 || !slices.Contains(settingsRead[cfg.Algorithm], "box") {
+		// A sampler that does not read the box (hmc, noise-aware, …) is
+		// not held by it, whatever its draws.
 		return ""
 	}
 	sc := sampledScaling(cfg, d.Names)
@@ -72,7 +75,11 @@ func BoxNote(cfg *Config, d *export.Draws, field string) string {
 	}
 	s := "The parameter box ±" + report.Num(b, 'g', 4) + " holds these parameters against its edge (the share of draws within 1% of it): " + strings.Join(parts, ", ") + ". The box, not the data, sets them, so their draws are not the posterior's. Widen " + field + " (it is " + scale + ")."
 	if strings.EqualFold(strings.TrimSpace(cfg.Model.Model), "linear") && len(d.Names) > 0 && d.Names[0] == "intercept" {
-		s += " A linear model's intercept is the outcome's level in its own units (about the middle of its bound), so the box must be larger than that."
+		if sc != nil {
+			s += " A linear model's intercept is the outcome's level at the predictors' bounds' centres, in the outcome's units, so the box must be larger than that."
+		} else {
+			s += " A linear model's intercept is the outcome with every predictor at 0, in the outcome's units, so the box must be larger than that."
+		}
 	}
 	return s
 }

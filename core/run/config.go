@@ -42,6 +42,13 @@ type Config struct {
 	Init Init   `json:"init"`
 	// Privacy is the budget of a private run; nil for a non-private run.
 	Privacy *Budget `json:"privacy,omitempty"`
+	// NoiseSDFromRows records the linear model's noise sd that a
+	// non-private run without one estimated from its rows (the
+	// least-squares residual sd, Prepared.NoiseSDFromRows): a statistic of
+	// the data, kept out of model.options so that a private run cannot
+	// take it for a public σ (Validate refuses it with a budget). A
+	// non-private run recomputes it from its own rows.
+	NoiseSDFromRows float64 `json:"noise_sd_from_rows,omitempty"`
 	// ProgressEvery is the number of iterations between progress reports
 	// (default 100). It does not change the draws.
 	ProgressEvery int `json:"-"`
@@ -314,6 +321,9 @@ func (c *Config) Validate() error {
 		// forecast, the report and noise-aware assume it): scale auto is
 		// for non-private runs.
 		add("scale auto keeps the prior in the user's units and is for non-private runs; a private run uses scale bounds (its default) or none")
+	}
+	if c.NoiseSDFromRows != 0 && (c.Privacy != nil || IsPrivate(c.Algorithm)) {
+		add("noise_sd_from_rows (%v) is the noise sd a non-private run estimated from its rows, not a public value: a private run needs σ from public knowledge (--model-opt noise-sd=S, the config's model.options[\"noise-sd\"]); remove noise_sd_from_rows from the config", c.NoiseSDFromRows)
 	}
 	if _, given, linear := LinearNoiseSD(c); linear && !given && c.Privacy != nil && (c.Algorithm == Auto || IsPrivate(c.Algorithm)) {
 		add("%s", LinearNoiseSDMissing)

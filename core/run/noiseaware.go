@@ -379,6 +379,9 @@ func noiseAwareReport(r *PrivacyReport, cfg *Config, n, d int) error {
 	prior := fmt.Sprintf("prior: N(0, %s²) on every coefficient of the predictors scaled to [-1, 1] by their public bounds (intercept at the bounds' centres)", fmtFloat(np.PriorSD))
 	if np.YHalf != 1 || np.YCentre != 0 {
 		prior += fmt.Sprintf(", for the outcome scaled to [-1, 1] by its public bound too (centre %s, half-range %s): in the outcome's units N(0, %s²) per scaled predictor", fmtFloat(np.YCentre), fmtFloat(np.YHalf), fmtFloat(np.PriorSD*np.YHalf))
+		if !cfg.Model.NoIntercept {
+			prior += fmt.Sprintf(" and N(%s, %s²) on the intercept", fmtFloat(np.YCentre), fmtFloat(np.PriorSD*np.YHalf))
+		}
 	}
 	r.Notes = append(r.Notes, NoiseAwareApproximations, prior)
 	if np.Cap > 0 {

@@ -3,7 +3,6 @@ package run
 import (
 	"math"
 	"math/rand/v2"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -45,8 +44,24 @@ func TestNonPrivateLinearEstimatesNoiseSD(t *testing.T) {
 	if math.Abs(s-sigma) > 4*sigma/math.Sqrt(2*(n-3)) || p.Model.(*model.Linear).NoiseSD() != s {
 		t.Fatalf("σ̂ = %v (model %v), want %v ± 1.2", s, p.Model.(*model.Linear).NoiseSD(), sigma)
 	}
-	if got := p.Config.Model.Options["noise-sd"]; got != strconv.FormatFloat(s, 'g', -1, 64) {
-		t.Errorf("the resolved config states noise-sd %q, want σ̂ %v", got, s)
+	// Recorded as an estimate, never as the public option a private run
+	// reads (a review: an exported config of this run, rerun with a
+	// budget, was accepted and its report called σ̂ "public and known").
+	if _, in := p.Config.Model.Options["noise-sd"]; in || p.Config.NoiseSDFromRows != s {
+		t.Errorf("the resolved config: options %v, noise_sd_from_rows %v, want only the latter = σ̂ %v", p.Config.Model.Options, p.Config.NoiseSDFromRows, s)
+	}
+	b, err := p.Config.PublicJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ParseConfig(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back.Algorithm, back.Privacy = NoiseAware, &Budget{Epsilon: 1, Delta: 1e-5}
+	back.Data.Bounds = map[string][2]float64{"age": {18, 90}, "bmi": {15, 50}, "sbp": {70, 250}}
+	if err := back.Validate(); err == nil || !strings.Contains(err.Error(), "noise_sd_from_rows") {
+		t.Errorf("a private run of the exported config: %v", err)
 	}
 	if _, ok := cfg.Model.Options["noise-sd"]; ok {
 		t.Error("the caller's config was modified")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dpmcmc/dpmcmc/core/diag"
 	"github.com/dpmcmc/dpmcmc/core/model"
+	"github.com/dpmcmc/dpmcmc/core/report"
 )
 
 // The joint prior shifts match what the prior actually does: on 60 rows
@@ -41,16 +42,33 @@ func TestPriorShiftsMatchAFlatPriorRun(t *testing.T) {
 	}
 	rows, frows := diag.Summary(d.Names, d.Sampling()), diag.Summary(f.Names, f.Sampling())
 	for j, r := range rows {
-		want := (frows[j].Mean - r.Mean) / r.SD
-		if r.Mean < 0 {
-			want = -want
+		got, want := shifts[j]/r.SD, (frows[j].Mean-r.Mean)/r.SD
+		if math.Abs(got-want) > 0.2 {
+			t.Errorf("%s: joint shift %.3f sds, the flat-prior run's %.3f", r.Name, got, want)
 		}
-		if math.Abs(shifts[j]-want) > 0.2 {
-			t.Errorf("%s: joint shift %.3f sds, the flat-prior run's %.3f", r.Name, shifts[j], want)
-		}
-		t.Logf("%s: mean %.4g (flat %.4g), shift %.2f sds (flat run %.2f)", r.Name, r.Mean, frows[j].Mean, shifts[j], want)
+		t.Logf("%s: mean %.4g (flat %.4g), shift %.2f sds (flat run %.2f)", r.Name, r.Mean, frows[j].Mean, got, want)
 	}
-	if !(shifts[0] > 1) || !(shifts[2] < -0.5) {
-		t.Errorf("want the intercept pulled toward 0 and bmi moved away: %v", shifts)
+	pulls := report.PriorPull(rows, PriorSDs(cfg, d.Names), PriorCentres(cfg, d.Names), shifts)
+	kinds := map[string]report.PullKind{}
+	for _, p := range pulls {
+		kinds[p.Name] = p.Kind
+	}
+	if len(pulls) != 3 || kinds["intercept"] != report.Toward || kinds["bmi"] != report.Away || kinds["age"] != report.Away {
+		t.Errorf("want the intercept pulled toward 0 and the slopes moved away: %+v", pulls)
+	}
+}
+
+// Noise-aware's linear regression centres its intercept's prior at the
+// outcome's bound's centre (a review: the shift was computed as if it were
+// centred at 0); no other run has a prior centre.
+func TestPriorCentres(t *testing.T) {
+	cfg := &Config{Model: model.Spec{Model: "linear", Outcome: "sbp", Predictors: []string{"age"}}, Algorithm: NoiseAware,
+		Data: DataSpec{Bounds: map[string][2]float64{"age": {18, 90}, "sbp": {70, 250}}}}
+	if c := PriorCentres(cfg, []string{"intercept", "age"}); c["intercept"] != 160 || len(c) != 1 {
+		t.Errorf("noise-aware linear: %v, want intercept 160", c)
+	}
+	cfg.Algorithm = "hmc"
+	if c := PriorCentres(cfg, []string{"intercept", "age"}); len(c) != 0 {
+		t.Errorf("hmc: %v", c)
 	}
 }

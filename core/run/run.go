@@ -41,7 +41,8 @@ type Prepared struct {
 	// NoiseSDFromRows is the linear model's noise sd σ when a non-private
 	// run did not give one: the least-squares residual sd of these rows
 	// (model.Linear.LeastSquaresResidualSD), a plug-in that Config's
-	// model.options["noise-sd"] then holds; 0 otherwise.
+	// NoiseSDFromRows then records (never model.options, which a private
+	// run would read as public); 0 otherwise.
 	NoiseSDFromRows float64
 }
 
@@ -58,6 +59,12 @@ func NoiseSDFromRowsNote(s float64, n, d int) string {
 func plugInNoiseSD(cfg *Config, m model.Model) (*Config, model.Model, float64, error) {
 	lin, ok := m.(*model.Linear)
 	if _, given, _ := LinearNoiseSD(cfg); !ok || given || cfg.Privacy != nil || IsPrivate(cfg.Algorithm) {
+		if cfg.NoiseSDFromRows != 0 && ok && given {
+			// A given σ wins over a recorded estimate.
+			c := *cfg
+			c.NoiseSDFromRows = 0
+			return &c, m, 0, nil
+		}
 		return cfg, m, 0, nil
 	}
 	s, err := lin.LeastSquaresResidualSD()
@@ -65,11 +72,7 @@ func plugInNoiseSD(cfg *Config, m model.Model) (*Config, model.Model, float64, e
 		return nil, nil, 0, fmt.Errorf("linear model: no noise sd was given and it cannot be estimated from these rows: %w; give it (--model-opt noise-sd=S, the config's model.options[\"noise-sd\"])", err)
 	}
 	c := *cfg
-	c.Model.Options = maps.Clone(cfg.Model.Options)
-	if c.Model.Options == nil {
-		c.Model.Options = map[string]string{}
-	}
-	c.Model.Options["noise-sd"] = strconv.FormatFloat(s, 'g', -1, 64)
+	c.NoiseSDFromRows = s
 	return &c, lin.WithNoiseSD(s), s, nil
 }
 

@@ -98,13 +98,15 @@ export class Results {
     // A stopped run is not a posterior sample: its traces run to where each
     // chain stopped, which shows where one left the finite.
     const shortest = Math.min(...run.chains.map((ch) => ch.n));
+    // Warmup included: a chain usually stops while warming up.
     const chains = run.aborted ? run.chains : run.chains.map((ch) => ({ ...ch, n: shortest }));
+    const from = run.aborted ? 0 : run.warmup;
     const trace = traceChart($('trace-plot'), n, run.names[j]);
-    trace.setData(traceData(chains, j, run.warmup));
+    trace.setData(traceData(chains, j, from));
     const dens = densityChart($('density-plot'), n, run.names[j]);
-    dens.setData(densityData(chains, j, run.warmup));
+    dens.setData(densityData(chains, j, from));
     const pair = pairChart($('pair-plot'), n, run.names[j], run.names[k]);
-    pair.setData(pairData(chains, j, k, run.warmup));
+    pair.setData(pairData(chains, j, k, from));
     this.charts = [trace, dens, pair];
   }
 
