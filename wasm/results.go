@@ -69,8 +69,8 @@ type resultsView struct {
 	// PriorNote names the coefficients whose posterior is mostly the prior
 	// (report.PriorNote), "" when none is.
 	PriorNote string
-	// PriorPullNote names the coefficients the prior pulls toward 0 by
-	// more than half a posterior sd (report.PriorPullNote), for converged
+	// PriorPullNote names the coefficients the prior moves (toward,
+	// away from or across its centre) by more than half a posterior sd (report.PriorPullNote), for converged
 	// draws; "" when it pulls none.
 	PriorPullNote string
 	// InterceptNote says that the intercept is the linear predictor outside
@@ -183,7 +183,7 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 	}
 	if report.Regression(model) {
 		prior := run.PriorSDs(cfg, d.Names)
-		v.PriorNote = report.PriorNote(rows, prior, v.Private)
+		v.PriorNote = report.PriorNote(rows, prior, run.PriorCentres(cfg, d.Names), v.Private)
 		if verdict.Converged {
 			_, scaled := run.ModelPrior(cfg)
 			v.PriorPullNote = report.PriorPullNote(rows, prior, run.PriorCentres(cfg, d.Names), scaled, run.PriorShifts(cfg, d))

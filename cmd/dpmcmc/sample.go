@@ -676,7 +676,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		}
 		if report.Regression(p.Config.Model.Model) {
 			prior := run.PriorSDs(p.Config, d.Names)
-			if note := report.PriorNote(rows, prior, private); note != "" {
+			if note := report.PriorNote(rows, prior, run.PriorCentres(p.Config, d.Names), private); note != "" {
 				fmt.Fprintln(stdout, note)
 			}
 			if verdict.Converged {

@@ -68,15 +68,16 @@ func PriorSDs(names []string, bounds map[string][2]float64, s float64, scaled bo
 
 // MostlyPrior returns, in row order, the coefficients whose posterior sd is
 // above MostlyPriorShare of their prior sd (prior from PriorSDs), unless
-// their 95% interval excludes 0: a posterior that wide but away from the
+// their 95% interval excludes their prior's centre (centres, 0 when
+// absent): a posterior that wide but away from the
 // prior's centre is a prior in conflict with the data, which PriorPull
 // names (a review found a raw-units smoothness coefficient, 102 ± 24 per
 // unit under a flat prior, shrunk to 21 ± 8.5 by N(0, 10²) and called
 // "mostly the prior", with the advice of a narrower prior).
-func MostlyPrior(rows []diag.ParamSummary, prior map[string]float64) []string {
+func MostlyPrior(rows []diag.ParamSummary, prior, centres map[string]float64) []string {
 	var out []string
 	for _, r := range rows {
-		if p, ok := prior[r.Name]; ok && p > 0 && r.SD > MostlyPriorShare*p && !excludesZero(r) {
+		if p, ok := prior[r.Name]; ok && p > 0 && r.SD > MostlyPriorShare*p && !excludes(r, centres[r.Name]) {
 			out = append(out, r.Name)
 		}
 	}
@@ -84,11 +85,11 @@ func MostlyPrior(rows []diag.ParamSummary, prior map[string]float64) []string {
 }
 
 // PriorNote is the sentence shown under the summary when some coefficients
-// are mostly prior (MostlyPrior), "" otherwise; private says whether the
-// draws are a private run's. It is computed from the released draws and the
+// are mostly prior (MostlyPrior, with its centres), "" otherwise; private
+// says whether the draws are a private run's. It is computed from the released draws and the
 // public prior: post-processing.
-func PriorNote(rows []diag.ParamSummary, prior map[string]float64, private bool) string {
-	names := MostlyPrior(rows, prior)
+func PriorNote(rows []diag.ParamSummary, prior, centres map[string]float64, private bool) string {
+	names := MostlyPrior(rows, prior, centres)
 	if len(names) == 0 {
 		return ""
 	}
@@ -104,9 +105,10 @@ func PriorNote(rows []diag.ParamSummary, prior map[string]float64, private bool)
 		" × the prior sd, so the prior carries more information than the data): " + data + " little about " + what + "; " + their + " the prior's width, not an estimate. " + more
 }
 
-// excludesZero reports whether r's 95% interval lies on one side of 0.
-func excludesZero(r diag.ParamSummary) bool {
-	return r.Q2_5 > 0 || r.Q97_5 < 0
+// excludes reports whether r's 95% interval lies on one side of c (its
+// prior's centre).
+func excludes(r diag.ParamSummary, c float64) bool {
+	return r.Q2_5 > c || r.Q97_5 < c
 }
 
 // HeavyTailRatio is the sd-to-MAD ratio (diag.ParamSummary) above which a
@@ -166,7 +168,7 @@ type Pull struct {
 }
 
 // PullKind is the direction of a Pull, relative to the prior's centre
-// (0, or PriorCentre's).
+// (0, or the one PriorPull's centres give).
 type PullKind int
 
 // The directions of a Pull.
@@ -193,7 +195,7 @@ const (
 // used instead. A coefficient that is mostly prior (sd above
 // MostlyPriorShare of its prior's, MostlyPrior) is left to PriorNote,
 // which says that its interval is the prior's; one that wide whose 95%
-// interval excludes 0 is named here: the data pull it away from the
+// interval excludes its prior's centre is named here: the data pull it away from the
 // prior, which pulls it back. When its sd is not even below its prior's
 // (a non-normal posterior, such as a logistic coefficient under
 // separation), the shift is +Inf: too large for this estimate.
@@ -204,12 +206,12 @@ func PriorPull(rows []diag.ParamSummary, prior, centres map[string]float64, join
 	var out []Pull
 	for i, r := range rows {
 		s, ok := prior[r.Name]
-		if !ok || !(s > 0) || math.IsNaN(r.Mean) || !(r.SD <= MostlyPriorShare*s || excludesZero(r)) {
+		c := centres[r.Name]
+		if !ok || !(s > 0) || math.IsNaN(r.Mean) || !(r.SD <= MostlyPriorShare*s || excludes(r, c)) {
 			continue
 		}
-		c := centres[r.Name]
 		if !(r.SD < s) {
-			// Wider than its prior and away from 0: no Gaussian likelihood
+			// Wider than its prior and away from c: no Gaussian likelihood
 			// gives that, so the shift cannot be estimated (+Inf), but the
 			// data pull against the prior all the same.
 			out = append(out, Pull{Name: r.Name, SDs: math.Inf(1), Kind: Toward, DataAlone: math.NaN()})
@@ -255,16 +257,24 @@ func PriorPullNote(rows []diag.ParamSummary, prior, centres map[string]float64, 
 		return ""
 	}
 	var toward, away, across, alone []string
-	centred := false
+	centred, uncentred, acrossCentred := false, false, false
 	for _, p := range pulls {
 		c := centres[p.Name]
-		centred = centred || c != 0
+		if c != 0 {
+			centred = true
+		} else {
+			uncentred = true
+		}
 		at := ""
 		if c != 0 {
 			at = ", centred at " + Num(c, 'g', 4)
 		}
 		if math.IsInf(p.SDs, 1) {
-			toward = append(toward, p.Name+" (by more than this estimate can tell: its posterior sd is at least its prior sd "+Num(prior[p.Name], 'g', 3)+at+", though its 95% interval excludes 0)")
+			away := "0"
+			if c != 0 {
+				away = "its prior's centre"
+			}
+			toward = append(toward, p.Name+" (by more than this estimate can tell: its posterior sd is at least its prior sd "+Num(prior[p.Name], 'g', 3)+at+", though its 95% interval excludes "+away+")")
 			continue
 		}
 		part := p.Name + " (about " + Num(p.SDs, 'f', 1) + " posterior sds, its prior sd " + Num(prior[p.Name], 'g', 3) + at + ")"
@@ -274,13 +284,19 @@ func PriorPullNote(rows []diag.ParamSummary, prior, centres map[string]float64, 
 		case Across:
 			across = append(across, part)
 			alone = append(alone, p.Name+" "+Num(p.DataAlone, 'g', 3))
+			acrossCentred = acrossCentred || c != 0
 		default:
 			toward = append(toward, part)
 		}
 	}
+	// The reference point: 0, or the prior's centre where one is stated
+	// (noise-aware linear's intercept), per coefficient when both occur.
 	ref := "0"
-	if centred {
-		ref = "the prior's centre"
+	switch {
+	case centred && uncentred:
+		ref = "its prior's centre (0 where none is stated)"
+	case centred:
+		ref = "its prior's centre"
 	}
 	var clauses []string
 	if len(toward) > 0 {
@@ -290,13 +306,21 @@ func PriorPullNote(rows []diag.ParamSummary, prior, centres map[string]float64, 
 		clauses = append(clauses, "moves "+strings.Join(away, ", ")+" away from "+ref)
 	}
 	if len(across) > 0 {
-		clauses = append(clauses, "moves "+strings.Join(across, ", ")+" across "+ref+", reversing the sign the data alone give ("+strings.Join(alone, ", ")+")")
+		// A sign is reversed only where the centre is 0.
+		rev := ", reversing the sign the data alone give"
+		if acrossCentred {
+			rev = ", from the other side, where the data alone put it"
+		}
+		clauses = append(clauses, "moves "+strings.Join(across, ", ")+" across "+ref+rev+" ("+strings.Join(alone, ", ")+")")
 	}
 	moves := "The prior " + list(clauses)
 	if len(away)+len(across) > 0 && len(toward) > 0 {
 		moves += " (the coefficients are correlated)"
 	}
 	where := "the posterior mean sits that much nearer " + ref + " than the data alone would put it"
+	if centred && uncentred {
+		where = "each posterior mean sits that much nearer its prior's centre than the data alone would put it"
+	}
 	if len(away)+len(across) > 0 {
 		where = "each posterior mean sits that far from where the data alone would put it"
 	}

@@ -38,18 +38,18 @@ func TestPriorSDs(t *testing.T) {
 func TestPriorNote(t *testing.T) {
 	prior := map[string]float64{"intercept": 10, "age": 1, "dose": 2}
 	rows := []diag.ParamSummary{{Name: "intercept", SD: 9}, {Name: "age", SD: 0.7}, {Name: "dose", SD: 1.42}}
-	if got := MostlyPrior(rows, prior); strings.Join(got, ",") != "intercept,dose" {
+	if got := MostlyPrior(rows, prior, nil); strings.Join(got, ",") != "intercept,dose" {
 		t.Errorf("MostlyPrior = %v", got)
 	}
-	note := PriorNote(rows, prior, true)
+	note := PriorNote(rows, prior, nil, true)
 	if !strings.Contains(note, "intercept, dose") || strings.Contains(note, "age") || !strings.Contains(note, "ε") {
 		t.Errorf("note %q", note)
 	}
-	if note := PriorNote(rows, prior, false); note == "" || strings.Contains(note, "ε") {
+	if note := PriorNote(rows, prior, nil, false); note == "" || strings.Contains(note, "ε") {
 		t.Errorf("non-private note %q", note)
 	}
 	rows[0].SD, rows[2].SD = 1, 1
-	if note := PriorNote(rows, prior, true); note != "" {
+	if note := PriorNote(rows, prior, nil, true); note != "" {
 		t.Errorf("nothing mostly prior, note %q", note)
 	}
 }
@@ -126,13 +126,38 @@ func TestPriorPullNote(t *testing.T) {
 	// A prior centred elsewhere (noise-aware linear's intercept at the
 	// outcome's centre): the direction is relative to that centre.
 	centred := PriorPullNote(rows[:1], prior, map[string]float64{"intercept": 160}, true, []float64{-20})
-	if !strings.HasPrefix(centred, "The prior pulls intercept (about 10.9 posterior sds, its prior sd 10, centred at 160) toward the prior's centre: the posterior mean sits that much nearer the prior's centre") {
+	if !strings.HasPrefix(centred, "The prior pulls intercept (about 10.9 posterior sds, its prior sd 10, centred at 160) toward its prior's centre: the posterior mean sits that much nearer its prior's centre") {
 		t.Errorf("centred note %q", centred)
+	}
+	// Across a centre that is not 0: no sign is reversed (a review: the
+	// note said so of an intercept at 150 whose data-alone value was 170,
+	// both positive).
+	across := PriorPullNote([]diag.ParamSummary{{Name: "intercept", Mean: 150, SD: 5}}, prior, map[string]float64{"intercept": 160}, true, []float64{20})
+	if !strings.HasPrefix(across, "The prior moves intercept (about 4.0 posterior sds, its prior sd 10, centred at 160) across its prior's centre, from the other side, where the data alone put it (intercept 170):") || strings.Contains(across, "sign") {
+		t.Errorf("centred across note %q", across)
+	}
+	// A centred intercept and a slope at 0, both pulled: each toward its own.
+	mixed := PriorPullNote(rows3, prior, map[string]float64{"intercept": 160}, true, []float64{-20, 0, 0.5})
+	if !strings.HasPrefix(mixed, "The prior pulls intercept (about 10.9 posterior sds, its prior sd 10, centred at 160) toward its prior's centre (0 where none is stated) and moves age") ||
+		!strings.Contains(mixed, ": each posterior mean sits that far from where the data alone would put it") {
+		t.Errorf("mixed note %q", mixed)
+	}
+	// Mostly prior is judged against the prior's centre: an intercept at
+	// 158 ± 9 under N(160, 10²) excludes 0 but is the prior's width.
+	atCentre := []diag.ParamSummary{{Name: "intercept", Mean: 158, SD: 9, Q2_5: 140, Q97_5: 176}}
+	if got := MostlyPrior(atCentre, prior, map[string]float64{"intercept": 160}); len(got) != 1 {
+		t.Errorf("an intercept at its prior's centre, as wide as its prior, is not mostly prior: %v", got)
+	}
+	if got := MostlyPrior(atCentre, prior, nil); len(got) != 0 {
+		t.Errorf("an interval excluding its 0 centre is called mostly prior: %v", got)
+	}
+	if got := PriorPullNote(atCentre, prior, map[string]float64{"intercept": 160}, true, nil); got != "" {
+		t.Errorf("an intercept at its prior's centre is said to be pulled: %q", got)
 	}
 	// A coefficient that is mostly prior (sd above 0.71 of the prior's) is
 	// PriorNote's, not pulled as well (a review saw both name glucose).
 	mostly := []diag.ParamSummary{{Name: "glucose", Mean: 0.05, SD: 0.1}}
-	if got := PriorPullNote(mostly, map[string]float64{"glucose": 0.133}, nil, true, nil); got != "" || len(MostlyPrior(mostly, map[string]float64{"glucose": 0.133})) != 1 {
+	if got := PriorPullNote(mostly, map[string]float64{"glucose": 0.133}, nil, true, nil); got != "" || len(MostlyPrior(mostly, map[string]float64{"glucose": 0.133}, nil)) != 1 {
 		t.Errorf("mostly prior and pulled: %q", got)
 	}
 	// As wide, but its 95% interval excludes 0: the data pull it away from
@@ -142,7 +167,7 @@ func TestPriorPullNote(t *testing.T) {
 	// advice of a narrower prior.
 	conflict := []diag.ParamSummary{{Name: "smoothness", Mean: 21.06, SD: 8.46, Q2_5: 3.98, Q97_5: 38.0}}
 	p10 := map[string]float64{"smoothness": 10}
-	if got := MostlyPrior(conflict, p10); len(got) != 0 {
+	if got := MostlyPrior(conflict, p10, nil); len(got) != 0 {
 		t.Errorf("a prior in conflict with the data is called mostly prior: %v", got)
 	}
 	if note := PriorPullNote(conflict, p10, nil, false, nil); !strings.HasPrefix(note, "The prior pulls smoothness (about 6.3 posterior sds, its prior sd 10) toward 0") {
@@ -151,7 +176,7 @@ func TestPriorPullNote(t *testing.T) {
 	// Wider than its prior and away from 0 (a non-normal posterior, such
 	// as a coefficient under separation): named by one note, not neither.
 	wide := []diag.ParamSummary{{Name: "smoothness", Mean: 25, SD: 11, Q2_5: 6, Q97_5: 50}}
-	if got := MostlyPrior(wide, p10); len(got) != 0 {
+	if got := MostlyPrior(wide, p10, nil); len(got) != 0 {
 		t.Errorf("wider than its prior, away from 0, called mostly prior: %v", got)
 	}
 	if note := PriorPullNote(wide, p10, nil, false, nil); !strings.HasPrefix(note, "The prior pulls smoothness (by more than this estimate can tell: its posterior sd is at least its prior sd 10, though its 95% interval excludes 0) toward 0") {

@@ -496,7 +496,9 @@ func (c *Config) DatasetBounds() map[string]dataset.Bound {
 }
 
 // PublicJSON is the config as embedded in exports. Every field of Config is
-// public by construction.
+// public by construction but NoiseSDFromRows, a non-private run's statistic
+// of its rows, which only a non-private run records (Validate refuses it in
+// a private one) and whose exports say NOT PRIVATE.
 func (c *Config) PublicJSON() ([]byte, error) { return json.Marshal(c) }
 
 // ParseConfig decodes a JSON config, refusing unknown fields so that typos

@@ -429,7 +429,7 @@ func TestNoiseAwareLinearPriorInOutcomeUnits(t *testing.T) {
 			t.Errorf("%s: posterior sd %.4g above its prior sd %.4g", r.Name, r.SD, prior[r.Name])
 		}
 	}
-	if mp := report.MostlyPrior(rows, prior); slices.Contains(mp, "age") || slices.Contains(mp, "bmi") {
+	if mp := report.MostlyPrior(rows, prior, nil); slices.Contains(mp, "age") || slices.Contains(mp, "bmi") {
 		t.Errorf("mostly prior: %v (age sd %.3g, bmi sd %.3g)", mp, rows[1].SD, rows[2].SD)
 	}
 	rep, err := prep.Report(res)

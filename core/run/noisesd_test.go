@@ -74,6 +74,18 @@ func TestNonPrivateLinearEstimatesNoiseSD(t *testing.T) {
 	if p, err := Prepare(&given, bloodPressure(t, n, sigma, 3)); err != nil || p.NoiseSDFromRows != 0 || p.Model.(*model.Linear).NoiseSD() != 5 {
 		t.Errorf("a given σ = 5: %v, plug-in %v", err, p.NoiseSDFromRows)
 	}
+	// A recorded estimate on a model that is not linear (an edited
+	// config) is not carried into its resolved config.
+	poisson := *cfg
+	poisson.Model = model.Spec{Model: "poisson", Outcome: "visits", Predictors: []string{"age"}}
+	poisson.NoiseSDFromRows = s
+	visits, err := dataset.FromColumns([]string{"age", "visits"}, [][]float64{{30, 40, 50, 60}, {0, 1, 3, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := Prepare(&poisson, visits); err != nil || p.Config.NoiseSDFromRows != 0 || p.NoiseSDFromRows != 0 {
+		t.Errorf("a poisson run with a recorded σ̂: %v, resolved %v", err, p.Config.NoiseSDFromRows)
+	}
 	priv := *cfg
 	priv.Algorithm, priv.Privacy = NoiseAware, &Budget{Epsilon: 1, Delta: 1e-5}
 	priv.Data.Bounds = map[string][2]float64{"age": {18, 90}, "bmi": {15, 50}, "sbp": {70, 250}}

@@ -59,8 +59,9 @@ func NoiseSDFromRowsNote(s float64, n, d int) string {
 func plugInNoiseSD(cfg *Config, m model.Model) (*Config, model.Model, float64, error) {
 	lin, ok := m.(*model.Linear)
 	if _, given, _ := LinearNoiseSD(cfg); !ok || given || cfg.Privacy != nil || IsPrivate(cfg.Algorithm) {
-		if cfg.NoiseSDFromRows != 0 && ok && given {
-			// A given σ wins over a recorded estimate.
+		if cfg.NoiseSDFromRows != 0 && (!ok || given) {
+			// A given σ wins over a recorded estimate, and a model that is
+			// not linear has no σ to record.
 			c := *cfg
 			c.NoiseSDFromRows = 0
 			return &c, m, 0, nil
