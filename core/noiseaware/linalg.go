@@ -42,15 +42,28 @@ func cholSolve(a []float64, d int, b, x []float64) error {
 // same bits natively and in the browser (gonum's eigensolver runs amd64
 // assembly and moved them in the last bits).
 func psdPart(a []float64, d int) []float64 {
+	return clippedPart(a, d, math.Inf(1))
+}
+
+// clippedPart returns the projection of the symmetric d × d matrix a on
+// {A ⪰ 0, tr A ≤ hi} (jacobiClip), leaving a unchanged.
+func clippedPart(a []float64, d int, hi float64) []float64 {
 	out := append([]float64(nil), a...)
-	jacobiPSD(out, make([]float64, d*d), make([]float64, d), d)
+	jacobiClip(out, make([]float64, d*d), make([]float64, d), d, hi)
 	return out
 }
 
 // jacobiPSD overwrites the symmetric d × d matrix a with its projection on
 // the positive semi-definite cone (eigenvalues clipped at 0), by cyclic
 // Jacobi rotations; v (d × d) and w (d) are scratch. It allocates nothing.
-func jacobiPSD(a, v, w []float64, d int) {
+func jacobiPSD(a, v, w []float64, d int) { jacobiClip(a, v, w, d, math.Inf(1)) }
+
+// jacobiClip is jacobiPSD onto the matrices with 0 ⪯ A and tr A ≤ hi:
+// the Frobenius-nearest such matrix, whose eigenvalues are the projection
+// of A's on {λ ≥ 0, Σλ ≤ hi} (max(λ − t, 0), t ≥ 0 the smallest shift
+// that brings the sum to hi; shrinkToSum). Where the PSD part's trace is
+// at most hi it is jacobiPSD to the last bit.
+func jacobiClip(a, v, w []float64, d int, hi float64) {
 	for i := range d {
 		for j := range d {
 			v[i*d+j] = 0
@@ -93,8 +106,13 @@ func jacobiPSD(a, v, w []float64, d int) {
 			}
 		}
 	}
+	sum := 0.0
 	for i := range d {
 		w[i] = math.Max(a[i*d+i], 0)
+		sum += w[i]
+	}
+	if sum > hi {
+		shrinkToSum(w, hi)
 	}
 	for i := range d {
 		for j := range d {
@@ -104,5 +122,35 @@ func jacobiPSD(a, v, w []float64, d int) {
 			}
 			a[i*d+j] = s
 		}
+	}
+}
+
+// shrinkToSum replaces the non-negative w (sum above total) by
+// max(w_i − t, 0) with t such that the sum is total: the Euclidean
+// projection on {w ≥ 0, Σw = total} (Held, Wolfe and Crowder 1974). It
+// allocates nothing: t is found by bisection on the monotone sum, to the
+// last bits of total.
+func shrinkToSum(w []float64, total float64) {
+	lo, hi := 0.0, 0.0
+	for _, x := range w {
+		hi = math.Max(hi, x)
+	}
+	for range 200 {
+		t := (lo + hi) / 2
+		if t == lo || t == hi {
+			break
+		}
+		s := 0.0
+		for _, x := range w {
+			s += math.Max(x-t, 0)
+		}
+		if s > total {
+			lo = t
+		} else {
+			hi = t
+		}
+	}
+	for i, x := range w {
+		w[i] = math.Max(x-hi, 0)
 	}
 }

@@ -116,6 +116,18 @@ func (p *Plan) weightRange(family string, r int) (tlo, thi, wmax float64) {
 	}
 }
 
+// InfoCap is the largest trace the information M released at expansion
+// point r (0-based) can have on any n rows: M = Σ w_i x̃_i x̃_iᵀ with
+// 0 ≤ w_i ≤ w⁺ (weightRange) and every scaled x̃_i in [−1, 1]^d, so
+// tr M = Σ w_i‖x̃_i‖² ≤ n·w⁺·d (and so is every eigenvalue). Public. The
+// release's noise alone can exceed it (σ_M is thousands at ε = 0.001), and
+// a pivot draw of M above it would claim more information than n rows
+// hold.
+func (p *Plan) InfoCap(family string, r, n, d int) float64 {
+	_, _, wmax := p.weightRange(family, r)
+	return float64(n) * wmax * float64(d)
+}
+
 // OutcomeScaling is the centre and half-range by which the linear model's
 // outcome is mapped to [−1, 1] from its public range: (lo + hi)/2 and
 // (hi − lo)/2 with an intercept; without one 0 and max(|lo|, |hi|), so that

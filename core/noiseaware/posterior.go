@@ -20,6 +20,9 @@ type Posterior struct {
 	// release); the likelihood's score variance is σ_S² + τ².
 	modelErr   float64
 	phi, invS2 float64
+	// infoCap is the largest trace M can have (Plan.InfoCap): its pivot
+	// draws are projected below it.
+	infoCap float64
 	// scratch
 	m, sig, b, p, c, z []float64
 }
@@ -37,6 +40,7 @@ func NewPosterior(rel *Release) *Posterior {
 		p: make([]float64, d*d), c: make([]float64, d), z: make([]float64, d),
 	}
 	q.modelErr = math.Sqrt(modelErrorVar(rel))
+	q.infoCap = pl.InfoCap(rel.Family, R-1, rel.N, d)
 	return q
 }
 
@@ -91,8 +95,9 @@ func modelErrorVar(rel *Release) float64 {
 }
 
 // drawInfo draws M from its pivot, M̃ − E with E a fresh draw of the
-// release noise, projected onto the positive semi-definite cone
-// (eigenvalues clipped at 0). It uses q.sig and q.c as scratch.
+// release noise, projected onto the matrices an information can be,
+// M ⪰ 0 with tr M ≤ InfoCap (jacobiClip). It uses q.sig and q.c as
+// scratch.
 func (q *Posterior) drawInfo(r *rand.Rand) {
 	d := q.d
 	for j := range d {
@@ -102,7 +107,7 @@ func (q *Posterior) drawInfo(r *rand.Rand) {
 			q.m[j*d+k], q.m[k*d+j] = v, v
 		}
 	}
-	jacobiPSD(q.m, q.sig, q.c, d)
+	jacobiClip(q.m, q.sig, q.c, d, q.infoCap)
 }
 
 // DrawScaled writes one posterior draw of the scaled coefficients to out.

@@ -219,7 +219,7 @@ func (p *Plan) release(family string, n, d int, intercept bool, stats func(theta
 			} else if r == 0 && family == "poisson" && intercept {
 				theta = p.loglinearStart(n, S, Mn)
 			} else {
-				theta = p.newtonStep(family, theta, S, Mn, p.newtonDamping(r, d))
+				theta = p.newtonStep(family, theta, S, Mn, p.newtonDamping(r, d), p.InfoCap(family, r, n, d))
 			}
 		}
 	}
@@ -252,13 +252,14 @@ func (p *Plan) newtonDamping(r, d int) float64 {
 
 // newtonStep is one damped Newton step on the log posterior from the
 // released (S̃, M̃): θ + (M̃₊/φ + (1/s² + λ)I)⁻¹(S̃/φ − θ/s²), with M̃₊ the
-// eigenvalue-clipped PSD part of M̃ and λ ≥ 0 a Levenberg–Marquardt term
+// projection of M̃ on the PSD matrices of trace at most infoCap
+// (Plan.InfoCap; jacobiClip) and λ ≥ 0 a Levenberg–Marquardt term
 // against the release noise in M̃ (newtonDamping), and the step shrunk so
 // that the largest change of the linear predictor over the public box,
 // Σ_j |Δθ_j|, is at most maxEtaStep (post-processing of the release).
-func (p *Plan) newtonStep(family string, theta, S, M []float64, lambda float64) []float64 {
+func (p *Plan) newtonStep(family string, theta, S, M []float64, lambda, infoCap float64) []float64 {
 	d := len(theta)
-	prec := psdPart(M, d)
+	prec := clippedPart(M, d, infoCap)
 	inv := 1 / (p.PriorSD * p.PriorSD)
 	g := make([]float64, d)
 	for j := range d {
@@ -326,9 +327,12 @@ func (p *Plan) ldaStart(n int, S, M []float64) []float64 {
 	for j := range k {
 		sx := 4 * M[j+1] // Σ x_j (row 0 of M is ¼Σ x̃_j)
 		s1 := S[j+1] + sx/2
-		mu[j] = sx / nf
-		mu1[j] = s1 / n1
-		mu0[j] = (sx - s1) / (nf - n1)
+		// Every x̃ is in [−1, 1], so are its means: the release's noise
+		// alone puts them outside (at ε = 0.001, n = 569, far enough for a
+		// start intercept of −352 and a posterior 28× wider than its prior).
+		mu[j] = clamp1(sx / nf)
+		mu1[j] = clamp1(s1 / n1)
+		mu0[j] = clamp1((sx - s1) / (nf - n1))
 		delta[j] = mu1[j] - mu0[j]
 	}
 	W := make([]float64, k*k)
@@ -398,7 +402,7 @@ func (p *Plan) loglinearStart(n int, S, M []float64) []float64 {
 		}
 	}
 	for j := 1; j < d; j++ {
-		out[0] -= out[j] * M[j] / nf // mean predictor x̄_j = Σx̃_j/n
+		out[0] -= out[j] * clamp1(M[j]/nf) // mean predictor x̄_j = Σx̃_j/n, in [−1, 1]
 	}
 	return out
 }
