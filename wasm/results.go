@@ -149,7 +149,7 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 	}
 	v.Summarized = true
 	rows := diag.Summary(d.Names, d.Sampling())
-	verdict := diag.Assess(rows, d.NumChains())
+	verdict := diag.Assess(rows, d.NumChains()).WithStuck(diag.StuckChains(d.Sampling()))
 	v.Converged = verdict.Converged
 	v.Verdict = report.Verdict(verdict, v.Private, cfg.Algorithm)
 	if info.Cancelled {

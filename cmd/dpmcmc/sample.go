@@ -445,7 +445,7 @@ func overlay(dst, src *run.Config, set map[string]bool) {
 }
 
 func runSample(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("sample", "--data FILE.csv --model NAME --algorithm NAME --out FILE [flags]", stderr)
+	fs := newFlagSet("sample", "--data FILE.csv --model NAME --out FILE [--algorithm NAME (a private run's default: auto) | --epsilon E --delta D] [flags]", stderr)
 	var f sampleFlags
 	f.register(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -660,7 +660,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintln(stdout)
 		private := run.IsPrivate(p.Config.Algorithm)
-		verdict := diag.Assess(rows, d.NumChains())
+		verdict := diag.Assess(rows, d.NumChains()).WithStuck(diag.StuckChains(d.Sampling()))
 		heading := runHeading(p.Config, d)
 		if err := writeSummaryTable(stdout, heading, rows, verdict, p.Config.Model.Model, steps, private, p.Config.Algorithm,
 			report.InterceptNote(p.Config.Model.Model, d.Names, p.Config.Data.Bounds, report.ZeroCodes(p.Config.Data.Categories), d.Values, p.Config.Data.Bounds[p.Config.Model.Outcome])); err != nil {

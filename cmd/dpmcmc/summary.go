@@ -114,7 +114,7 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 	}
 	draws := d.Sampling()
 	rows := diag.Summary(d.Names, draws)
-	verdict := diag.Assess(rows, d.NumChains())
+	verdict := diag.Assess(rows, d.NumChains()).WithStuck(diag.StuckChains(d.Sampling()))
 	n := d.NumIterations() - d.Warmup
 	if *asJSON {
 		enc := json.NewEncoder(stdout)

@@ -170,7 +170,7 @@ func TestSummaryErrors(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.csv")
 	os.WriteFile(bad, []byte("a,b\n1,2\n3,oops\n"), 0o644)
 	errb.Reset()
-	if code := runMain([]string{"summary", bad}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "line 3, column 3") {
+	if code := runMain([]string{"summary", bad}, &out, &errb); code != 1 || !strings.Contains(errb.String(), `line 3, column 2 ("b"): "oops" is not a number`) {
 		t.Errorf("bad file: exit %d, stderr %q", code, errb.String())
 	}
 	errb.Reset()

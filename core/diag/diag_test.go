@@ -315,3 +315,43 @@ func TestSummaryMAD(t *testing.T) {
 		t.Errorf("median %v, MAD %v", s.Median, s.MAD)
 	}
 }
+
+// A chain that never moved is named, first among the problems, and the
+// advice is not to run longer (a review: an HMC chain of a Poisson
+// regression held its starting point for 3,000 iterations at acceptance
+// 0.92, and the verdict said "Run longer chains").
+func TestStuckChainsVerdict(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	chains := make([][][]float64, 4)
+	for c := range chains {
+		for range 500 {
+			chains[c] = append(chains[c], []float64{r.NormFloat64(), r.NormFloat64()})
+		}
+	}
+	if s := StuckChains(chains); len(s) != 0 {
+		t.Errorf("moving chains called stuck: %v", s)
+	}
+	// Chain 2 sits at its start in both parameters; chain 4 in one only
+	// (it moved).
+	for i := range chains[1] {
+		chains[1][i] = []float64{0.5, -1}
+		chains[3][i][0] = 2
+	}
+	if s := StuckChains(chains); len(s) != 1 || s[0] != 2 {
+		t.Fatalf("stuck %v, want [2]", s)
+	}
+	rows := Summary([]string{"a", "b"}, chains)
+	v := Assess(rows, 4).WithStuck(StuckChains(chains))
+	if v.Converged || !strings.HasPrefix(v.Problems[0], "chain 2 never moved") || !strings.HasSuffix(v.Message, StuckAdvice) || strings.Contains(v.Message, LongerChainsAdvice) {
+		t.Errorf("verdict %+v", v)
+	}
+	// One chain: the note on the number of chains stays.
+	one := chains[1:2]
+	v = Assess(Summary([]string{"a", "b"}, one), 1).WithStuck(StuckChains(one))
+	if !strings.Contains(v.Message, StuckAdvice+" Note: 1 chain(s)") || !strings.HasPrefix(v.Problems[0], "chain 1 never moved") {
+		t.Errorf("one stuck chain: %q", v.Message)
+	}
+	if w := Assess(rows, 4); w.WithStuck(nil).Message != w.Message {
+		t.Error("WithStuck(nil) changed the verdict")
+	}
+}

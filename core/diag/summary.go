@@ -192,6 +192,70 @@ func Assess(rows []ParamSummary, nChains int) Verdict {
 	return v
 }
 
+// StuckChains returns the numbers (from 1) of the chains of at least two
+// draws whose every draw equals their first in every parameter: chains
+// that never moved. An HMC chain started where the gradient is huge (a
+// Poisson regression on raw ages, from U(−2, 2)) adapts its step to almost
+// nothing and then "accepts" 92% of moves that change no bit of its
+// position (a review); an MH chain whose every proposal is rejected looks
+// the same. Its diagnostics are undefined and more iterations do not help.
+func StuckChains(chains [][][]float64) []int {
+	var out []int
+	for c, ch := range chains {
+		if len(ch) < 2 {
+			continue
+		}
+		stuck := true
+		for _, row := range ch[1:] {
+			for j, x := range row {
+				if x != ch[0][j] {
+					stuck = false
+					break
+				}
+			}
+			if !stuck {
+				break
+			}
+		}
+		if stuck {
+			out = append(out, c+1)
+		}
+	}
+	return out
+}
+
+// StuckAdvice replaces LongerChainsAdvice in a verdict with chains that
+// never moved (WithStuck).
+const StuckAdvice = "More iterations will not move such a chain: start the chains elsewhere (--init zero, or Starting values: zero on the page) or, for a regression on raw measurements, sample it on its predictors scaled by their public bounds (--scale auto with a --bound per predictor, or the page's Parameterization), and run again."
+
+// WithStuck returns v with, first among its problems, the chains that
+// never moved (StuckChains) and StuckAdvice instead of LongerChainsAdvice;
+// v itself when stuck is empty.
+func (v Verdict) WithStuck(stuck []int) Verdict {
+	if len(stuck) == 0 {
+		return v
+	}
+	nums := make([]string, len(stuck))
+	for i, c := range stuck {
+		nums[i] = fmt.Sprint(c)
+	}
+	what := "chain " + nums[0] + " never moved: every one of its draws is its starting point"
+	if len(stuck) > 1 {
+		what = "chains " + strings.Join(nums, ", ") + " never moved: every one of their draws is their starting point"
+	}
+	what += " (a step adapted to almost nothing during warmup, which moves no bit of the position however often it is accepted, or every proposal rejected)"
+	// Whatever followed the advice (the note on fewer than four chains)
+	// stays.
+	tail := ""
+	if i := strings.Index(v.Message, LongerChainsAdvice); i >= 0 {
+		tail = v.Message[i+len(LongerChainsAdvice):]
+	}
+	v.Converged = false
+	v.Problems = append([]string{what}, v.Problems...)
+	v.Message = "not converged: " + strings.Join(v.Problems, "; ") + ". " + StuckAdvice + tail
+	return v
+}
+
 // LongerChainsAdvice ends the message of a verdict that is not converged.
 // For a private run it is wrong advice, and core/report replaces it.
 const LongerChainsAdvice = "Run longer chains (or more of them) before using these draws."

@@ -13,12 +13,16 @@ import (
 	"strings"
 )
 
-// ParseError is a reading error at a position of the input (1-based line
-// and byte column; 0 when unknown).
+// ParseError is a reading error at a position of the input (1-based line;
+// Column the 1-based field, as the data loader counts columns, with its
+// header Name; or, for a CSV syntax error, Byte, the 1-based byte column
+// encoding/csv gives; 0 when unknown).
 type ParseError struct {
 	File   string // set by ReadFiles
 	Line   int
 	Column int
+	Name   string
+	Byte   int
 	Err    error
 }
 
@@ -27,8 +31,15 @@ func (e *ParseError) Error() string {
 	if e.File != "" {
 		b.WriteString(e.File + ": ")
 	}
-	if e.Line > 0 {
+	switch {
+	case e.Line > 0 && e.Column > 0 && e.Name != "":
+		fmt.Fprintf(&b, "line %d, column %d (%q): ", e.Line, e.Column, e.Name)
+	case e.Line > 0 && e.Column > 0:
 		fmt.Fprintf(&b, "line %d, column %d: ", e.Line, e.Column)
+	case e.Line > 0 && e.Byte > 0:
+		fmt.Fprintf(&b, "line %d, byte %d: ", e.Line, e.Byte)
+	case e.Line > 0:
+		fmt.Fprintf(&b, "line %d: ", e.Line)
 	}
 	b.WriteString(e.Err.Error())
 	return b.String()
@@ -168,7 +179,7 @@ func ReadDraws(r io.Reader) (*Draws, error) {
 func csvError(err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return &ParseError{Line: pe.Line, Column: pe.Column, Err: pe.Err}
+		return &ParseError{Line: pe.Line, Byte: pe.Column, Err: pe.Err}
 	}
 	return &ParseError{Err: err}
 }
@@ -183,12 +194,12 @@ func columns(cr *csv.Reader, head []string, skip func(string) bool) (names []str
 		}
 		name := unsafeName(h)
 		if err := checkName(name); err != nil {
-			line, col := cr.FieldPos(i)
-			return nil, nil, &ParseError{Line: line, Column: col, Err: errors.New(strings.TrimPrefix(err.Error(), "export: "))}
+			line, _ := cr.FieldPos(i)
+			return nil, nil, &ParseError{Line: line, Column: i + 1, Err: errors.New(strings.TrimPrefix(err.Error(), "export: "))}
 		}
 		if seen[name] {
-			line, col := cr.FieldPos(i)
-			return nil, nil, &ParseError{Line: line, Column: col, Err: fmt.Errorf("duplicate column %q", name)}
+			line, _ := cr.FieldPos(i)
+			return nil, nil, &ParseError{Line: line, Column: i + 1, Err: fmt.Errorf("duplicate column %q", name)}
 		}
 		seen[name] = true
 		names = append(names, name)
@@ -201,8 +212,10 @@ func columns(cr *csv.Reader, head []string, skip func(string) bool) (names []str
 	return names, cols, nil
 }
 
-// parseValue parses field i of rec; an error names the line, the byte
-// column (as encoding/csv counts it) and the field's header name.
+// parseValue parses field i of rec; an error names the line, the column
+// (the field, counted from 1, as the data loader's errors count it; a
+// review saw "column 23" for a 7th field, a byte offset) and its header
+// name.
 func parseValue(cr *csv.Reader, head, rec []string, i int) (float64, error) {
 	s := rec[i]
 	v, err := strconv.ParseFloat(s, 64)
@@ -211,8 +224,8 @@ func parseValue(cr *csv.Reader, head, rec []string, i int) (float64, error) {
 		case "NA", "nan", "-nan":
 			return math.NaN(), nil
 		}
-		line, col := cr.FieldPos(i)
-		return 0, &ParseError{Line: line, Column: col, Err: fmt.Errorf("%s (field %d): not a number: %q", head[i], i+1, s)}
+		line, _ := cr.FieldPos(i)
+		return 0, &ParseError{Line: line, Column: i + 1, Name: head[i], Err: fmt.Errorf("%q is not a number", s)}
 	}
 	return v, nil
 }
@@ -287,8 +300,8 @@ func readTidy(cr *csv.Reader, head []string, hline int) (*Draws, error) {
 			continue
 		}
 		if *p >= 0 {
-			line, col := cr.FieldPos(i)
-			return nil, &ParseError{Line: line, Column: col, Err: fmt.Errorf("duplicate column %q", h)}
+			line, _ := cr.FieldPos(i)
+			return nil, &ParseError{Line: line, Column: i + 1, Err: fmt.Errorf("duplicate column %q", h)}
 		}
 		*p = i
 	}
@@ -320,8 +333,8 @@ func readTidy(cr *csv.Reader, head []string, hline int) (*Draws, error) {
 			}
 			k, err := strconv.Atoi(rec[i])
 			if err != nil || k < 1 {
-				line, col := cr.FieldPos(i)
-				return 0, &ParseError{Line: line, Column: col, Err: fmt.Errorf("%s must be a positive integer, got %q", head[i], rec[i])}
+				line, _ := cr.FieldPos(i)
+				return 0, &ParseError{Line: line, Column: i + 1, Name: head[i], Err: fmt.Errorf("must be a positive integer, got %q", rec[i])}
 			}
 			return k, nil
 		}

@@ -213,6 +213,7 @@ func Verdict(v diag.Verdict, private bool, algorithm string) string {
 			advice = NoiseAwareNotConvergedAdvice
 		}
 		m = strings.Replace(m, diag.LongerChainsAdvice, advice, 1)
+		m = strings.Replace(m, diag.StuckAdvice, advice, 1)
 	}
 	return capitalize(m)
 }

@@ -118,6 +118,11 @@ func TestSentences(t *testing.T) {
 	if got := Verdict(nc, true, "dp-hmc"); strings.Contains(got, "Run longer chains") || !strings.Contains(got, PrivateNotConvergedAdvice) || !strings.HasPrefix(got, "Not converged: R-hat") {
 		t.Errorf("private: %q", got)
 	}
+	// A private run with a chain that never moved gets the private advice
+	// too, not the non-private remedies.
+	if got := Verdict(nc.WithStuck([]int{1}), true, "dp-hmc"); strings.Contains(got, diag.StuckAdvice) || !strings.Contains(got, PrivateNotConvergedAdvice) || !strings.HasPrefix(got, "Not converged: chain 1 never moved") {
+		t.Errorf("private, stuck: %q", got)
+	}
 	// noise-aware is not told to use noise-aware: its draws are free after
 	// its release, but a new run is a new release.
 	if got := Verdict(nc, true, "noise-aware"); strings.Contains(got, "use noise-aware") || !strings.Contains(got, NoiseAwareNotConvergedAdvice) {

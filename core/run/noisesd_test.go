@@ -112,3 +112,33 @@ func TestMissingOutcomeAdvice(t *testing.T) {
 		t.Errorf("missing predictor: %v", err)
 	}
 }
+
+// A bound or coding of a column the model does not use is refused as
+// such, naming what was typed (a review: a coding of an unused column was
+// called "a bound" of a column "not loaded", though it is in the file).
+func TestBoundOfAnUnusedColumn(t *testing.T) {
+	csv := "y,age,sex\n1,40,F\n0,50,M\n1,60,F\n"
+	for _, c := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Data: DataSpec{Bounds: map[string][2]float64{"age": {18, 90}, "sex": {0, 1}}, Categories: map[string]map[string]float64{"sex": {"F": 0, "M": 1}}}},
+			`column "sex" has a text coding (--category) but is neither the outcome nor a predictor of this model (outcome "y", predictors "age")`},
+		{Config{Data: DataSpec{Bounds: map[string][2]float64{"age": {18, 90}, "agee": {0, 1}}}},
+			`column "agee" has a public bound (--bound) but is neither the outcome nor a predictor`},
+	} {
+		cfg := c.cfg
+		cfg.Model = model.Spec{Model: "logistic", Outcome: "y", Predictors: []string{"age"}}
+		cfg.Algorithm, cfg.Chains, cfg.Draws = "hmc", 1, 10
+		tab, _, err := LoadData(strings.NewReader(csv), &cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Prepare(&cfg, tab); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Prepare: %v, want %q", err, c.want)
+		}
+		if _, _, err := PrepareStream(strings.NewReader(csv), &cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("PrepareStream: %v, want %q", err, c.want)
+		}
+	}
+}

@@ -119,7 +119,7 @@ func prepareModel(cfg *Config, m model.Model, names []string, clipped dataset.Cl
 		return nil, fmt.Errorf("algorithm %s is private: give a budget (epsilon and delta)", cfg.Algorithm)
 	}
 	if IsPrivate(cfg.Algorithm) && cfg.Data.DropMissing {
-		return nil, errors.New("drop_missing cannot be used with a private algorithm: dropping rows with missing values makes the number of rows depend on the data, while the privacy guarantee treats n as public; replace a predictor's missing cells by a public value instead (--impute COL=V, the config's data.impute), which keeps every row, or remove incomplete rows before loading")
+		return nil, errors.New("--drop-missing (the config's data.drop_missing) cannot be used with a private algorithm: dropping rows with missing values makes the number of rows depend on the data, while the privacy guarantee treats n as public; replace a predictor's missing cells by a public value instead (--impute COL=V, the config's data.impute), which keeps every row, or remove incomplete rows before loading")
 	}
 	if !IsPrivate(cfg.Algorithm) && cfg.Privacy != nil {
 		return nil, fmt.Errorf("algorithm %s is not private: it cannot spend a privacy budget (choose a dp-* algorithm, or run without one)", cfg.Algorithm)
@@ -297,6 +297,9 @@ func withDefaultScale(cfg *Config) *Config {
 // scaling's error. names are the loaded columns (nil: only the named
 // predictors are checked).
 func checkBoundsEarly(cfg *Config, names []string) error {
+	if err := checkBoundColumns(cfg, names); err != nil {
+		return err
+	}
 	if cfg.Privacy == nil || (cfg.Algorithm != Auto && !IsPrivate(cfg.Algorithm)) {
 		return nil
 	}
@@ -304,6 +307,38 @@ func checkBoundsEarly(cfg *Config, names []string) error {
 		return nil
 	}
 	return checkPublicBounds(cfg, names)
+}
+
+// checkBoundColumns refuses a public bound or text coding of a column the
+// model does not use, once the model names its columns (names: the loaded
+// ones, its outcome and predictors), saying so: the loader reads only those
+// columns, and its own error ("not a loaded column") blamed a bound the user
+// never typed for a coding (--category sex=F:0,M:1 of an unused column; a
+// review).
+func checkBoundColumns(cfg *Config, names []string) error {
+	if len(cfg.Model.Predictors) == 0 || names == nil {
+		return nil
+	}
+	for _, col := range slices.Sorted(maps.Keys(cfg.Data.Bounds)) {
+		if slices.Contains(names, col) {
+			continue
+		}
+		what, drop := "has a public bound (--bound)", "drop its bound"
+		if _, ok := cfg.Data.Categories[col]; ok {
+			what, drop = "has a text coding (--category)", "drop its coding"
+		}
+		return fmt.Errorf("column %q %s but is neither the outcome nor a predictor of this model (outcome %q, predictors %s): add it to the predictors, or %s (or correct its name, if it is a typo)",
+			col, what, cfg.Model.Outcome, strings.Join(quoteAll(cfg.Model.Predictors), ", "), drop)
+	}
+	return nil
+}
+
+func quoteAll(s []string) []string {
+	out := make([]string, len(s))
+	for i, v := range s {
+		out[i] = strconv.Quote(v)
+	}
+	return out
 }
 
 // ModelPrior returns s of the N(0, s²) prior on every coefficient of a
