@@ -348,7 +348,8 @@ test('a decimal comma is refused, not dropped: ε "0,5" and a bound "4,6" block 
       // The engine's refusals name the page's fields, not the CLI's flags.
       await page.getByTestId('algorithm-select').selectOption('ops');
       await page.waitForFunction(() => /^Cannot run: /.test(document.querySelector('[data-testid="run-blocker"]').textContent), null, { timeout: 60000 });
-      assert.equal(await page.getByTestId('run-blocker').textContent(), 'Cannot run: ops needs a public parameter "Parameter box ±B (0 = none)": its log-likelihood bound is taken over it');
+      assert.match(await page.getByTestId('run-blocker').textContent(), /^Cannot run: ops needs a public parameter "Parameter box ±B \(0 = none\)": its log-likelihood bound is taken over it \(every parameter in \[−B, B\] for a box B; .*\); choose it from public knowledge/);
+      assert.doesNotMatch(await page.getByTestId('run-blocker').textContent(), /--box/);
     } finally {
       await context.close();
     }
