@@ -24,14 +24,14 @@ func init() {
 // "how much noise for N iterations" (iterations given) from public inputs
 // only: n, the number of parameters, the budget and the settings.
 func runPlan(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("plan", "[--algorithm NAME (default auto)] --n N --epsilon E --delta D --chains C [--warmup W --draws D | --tau T] [settings]", stderr)
+	fs := newFlagSet("plan", "--algorithm NAME --n N --epsilon E --delta D --chains C [--warmup W --draws D | --tau T] [settings]", stderr)
 	var (
 		cfg      run.Config
 		n, dim   int
 		eps, del float64
 		relation string
 	)
-	fs.StringVar(&cfg.Algorithm, "algorithm", run.Auto, "private algorithm: "+strings.Join(privateAlgorithms(), ", ")+", or auto (the recommended one for the model, n and dim, as sample's private default)")
+	fs.StringVar(&cfg.Algorithm, "algorithm", "", "private algorithm: "+strings.Join(privateAlgorithms(), ", ")+", or auto (the recommended one for the model, n and dim: what a private sample without --algorithm runs)")
 	fs.IntVar(&n, "n", 0, "number of rows (public)")
 	fs.IntVar(&dim, "dim", 0, "number of parameters, intercept included (needed by dp-hmc, dp-mala, noise-aware and auto; also by the logistic mixing forecast)")
 	fs.Float64Var(&eps, "epsilon", 0, "total ε for all chains, warmup included")
@@ -117,8 +117,13 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		dim = cols
 	}
 	switch {
+	case cfg.Algorithm == "" && n == 0:
+		return errors.New("--algorithm and --n are required (--algorithm auto plans the recommended algorithm, what a private sample without --algorithm runs)")
 	case cfg.Algorithm == "":
-		return errors.New("--algorithm is required (a private algorithm, or auto for the recommended one)")
+		// Not defaulted to auto: the settings a plan takes (--tau, --step,
+		// --warmup, …) belong to a chosen sampler, and auto's choice
+		// would silently ignore them (a review).
+		return errors.New("--algorithm is required (a private algorithm, or --algorithm auto for the recommended one: what a private sample without --algorithm runs)")
 	case n == 0:
 		return errors.New("--n is required (the number of rows, public)")
 	}

@@ -442,3 +442,31 @@ func parseF(t *testing.T, s string) float64 {
 	}
 	return v
 }
+
+// A draws file with a chain that never moved: the verdict names it first
+// and does not advise longer chains (the page's verdict is the same
+// function's: wasm/results.go).
+func TestSummaryStuckChain(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(".chain,.iteration,.draw,a,b\n")
+	for c := 1; c <= 4; c++ {
+		for i := 1; i <= 200; i++ {
+			a, bb := math.Sin(float64(i*c)), math.Cos(float64(3*i+c))
+			if c == 3 {
+				a, bb = 0.25, -1.5
+			}
+			fmt.Fprintf(&b, "%d,%d,%d,%v,%v\n", c, i, (c-1)*200+i, a, bb)
+		}
+	}
+	f := filepath.Join(t.TempDir(), "stuck.csv")
+	if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := runMain([]string{"summary", f}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if s := out.String(); !strings.Contains(s, "Not converged: chain 3 never moved: every one of its draws is the same point") || !strings.Contains(s, diag.StuckAdvice) || strings.Contains(s, diag.LongerChainsAdvice) {
+		t.Errorf("summary:\n%s", s)
+	}
+}

@@ -239,9 +239,9 @@ func (v Verdict) WithStuck(stuck []int) Verdict {
 	for i, c := range stuck {
 		nums[i] = fmt.Sprint(c)
 	}
-	what := "chain " + nums[0] + " never moved: every one of its draws is its starting point"
+	what := "chain " + nums[0] + " never moved: every one of its draws is the same point"
 	if len(stuck) > 1 {
-		what = "chains " + strings.Join(nums, ", ") + " never moved: every one of their draws is their starting point"
+		what = "chains " + strings.Join(nums, ", ") + " never moved: every draw of each is the same point"
 	}
 	what += " (a step adapted to almost nothing during warmup, which moves no bit of the position however often it is accepted, or every proposal rejected)"
 	// Whatever followed the advice (the note on fewer than four chains)

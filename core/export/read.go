@@ -207,7 +207,7 @@ func columns(cr *csv.Reader, head []string, skip func(string) bool) (names []str
 	}
 	if len(names) == 0 {
 		line, _ := cr.FieldPos(0)
-		return nil, nil, &ParseError{Line: line, Column: 1, Err: errors.New("no parameter columns")}
+		return nil, nil, &ParseError{Line: line, Err: errors.New("no parameter columns")}
 	}
 	return names, cols, nil
 }
@@ -373,11 +373,11 @@ func readTidy(cr *csv.Reader, head []string, hline int) (*Draws, error) {
 		slices.SortStableFunc(rs, func(a, b row) int { return a.iter - b.iter })
 		for k := 1; k < len(rs); k++ {
 			if rs[k].iter == rs[k-1].iter {
-				return nil, &ParseError{Line: rs[k].line, Column: 1, Err: fmt.Errorf("chain %d has iteration %d twice", id, rs[k].iter)}
+				return nil, &ParseError{Line: rs[k].line, Err: fmt.Errorf("chain %d has iteration %d twice", id, rs[k].iter)}
 			}
 		}
 		if len(rs) != len(chains[ids[0]]) {
-			return nil, &ParseError{Line: rs[len(rs)-1].line, Column: 1, Err: fmt.Errorf("chain %d has %d draws, chain %d has %d", id, len(rs), ids[0], len(chains[ids[0]]))}
+			return nil, &ParseError{Line: rs[len(rs)-1].line, Err: fmt.Errorf("chain %d has %d draws, chain %d has %d", id, len(rs), ids[0], len(chains[ids[0]]))}
 		}
 		ch := make([][]float64, len(rs))
 		for k, r := range rs {

@@ -123,9 +123,9 @@ func TestBoundOfAnUnusedColumn(t *testing.T) {
 		want string
 	}{
 		{Config{Data: DataSpec{Bounds: map[string][2]float64{"age": {18, 90}, "sex": {0, 1}}, Categories: map[string]map[string]float64{"sex": {"F": 0, "M": 1}}}},
-			`column "sex" has a text coding (--category) but is neither the outcome nor a predictor of this model (outcome "y", predictors "age")`},
+			`column "sex" has a text coding (--category, the config's data.categories) but is neither the outcome nor a predictor of this model (outcome "y", predictors "age")`},
 		{Config{Data: DataSpec{Bounds: map[string][2]float64{"age": {18, 90}, "agee": {0, 1}}}},
-			`column "agee" has a public bound (--bound) but is neither the outcome nor a predictor`},
+			`column "agee" has a public bound (--bound, the config's data.bounds) but is neither the outcome nor a predictor`},
 	} {
 		cfg := c.cfg
 		cfg.Model = model.Spec{Model: "logistic", Outcome: "y", Predictors: []string{"age"}}

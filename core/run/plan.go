@@ -266,7 +266,7 @@ func resolvePlanWith(cfg *Config, m model.Model, n, d int, replan bool) (*Config
 	if c.Algorithm == "hybrid" && c.Settings.Box <= 0 {
 		// Its one-posterior-sample start is ops's: refused here, before
 		// the kernel would name ops and not the flag.
-		return nil, nil, errors.New("hybrid needs a public parameter --box: its one-posterior-sample start (ops) takes its log-likelihood bound over it (every parameter in [−B, B] for a box B; for a regression, the coefficients of the predictors scaled to [−1, 1] by their public bounds, where the default prior is N(0, 20²)); choose it from public knowledge of where the parameters can be")
+		return nil, nil, errors.New("hybrid needs a public parameter --box: its one-posterior-sample start (ops) takes its log-likelihood bound over it (every parameter in [−B, B] for a box B; in a regression on the scaled predictors, a private run's default, the coefficients of the predictors scaled to [−1, 1] by their public bounds); choose it from public knowledge of where the parameters can be")
 	}
 	if a, ok := accountedAlgorithms[c.Algorithm]; ok {
 		err = planAccounted(&c, p, a, n, d)
@@ -587,7 +587,7 @@ func calibrate(alg string, s *Settings, rel string, n, d, T int, muAvail float64
 // is zero: every draw is an independent exact sample.
 func planOPS(c *Config, p *Plan) error {
 	if c.Settings.Box <= 0 {
-		return errors.New("ops needs a public parameter --box: its log-likelihood bound is taken over it (every parameter in [−B, B] for a box B; for a regression, the coefficients of the predictors scaled to [−1, 1] by their public bounds, where the default prior is N(0, 20²)); choose it from public knowledge of where the parameters can be, since no draw can leave it")
+		return errors.New("ops needs a public parameter --box: its log-likelihood bound is taken over it (every parameter in [−B, B] for a box B; in a regression on the scaled predictors, a private run's default, the coefficients of the predictors scaled to [−1, 1] by their public bounds); choose it from public knowledge of where the parameters can be, since no draw can leave it")
 	}
 	draws := c.Draws
 	if draws < 1 {

@@ -323,12 +323,18 @@ func checkBoundColumns(cfg *Config, names []string) error {
 		if slices.Contains(names, col) {
 			continue
 		}
-		what, drop := "has a public bound (--bound)", "drop its bound"
+		what, drop := "has a public bound (--bound, the config's data.bounds)", "drop its bound"
 		if _, ok := cfg.Data.Categories[col]; ok {
-			what, drop = "has a text coding (--category)", "drop its coding"
+			what, drop = "has a text coding (--category, the config's data.categories)", "drop its coding"
 		}
-		return fmt.Errorf("column %q %s but is neither the outcome nor a predictor of this model (outcome %q, predictors %s): add it to the predictors, or %s (or correct its name, if it is a typo)",
-			col, what, cfg.Model.Outcome, strings.Join(quoteAll(cfg.Model.Predictors), ", "), drop)
+		uses, role := "predictors "+strings.Join(quoteAll(cfg.Model.Predictors), ", "), "neither the outcome nor a predictor of this model"
+		if cfg.Model.Outcome != "" {
+			uses = fmt.Sprintf("outcome %q, %s", cfg.Model.Outcome, uses)
+		} else {
+			role = "not one of this model's columns"
+		}
+		return fmt.Errorf("column %q %s but is %s (%s): add it to the predictors, or %s (or correct its name, if it is a typo)",
+			col, what, role, uses, drop)
 	}
 	return nil
 }
