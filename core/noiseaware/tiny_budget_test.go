@@ -75,12 +75,7 @@ func TestTinyBudgetGivesThePrior(t *testing.T) {
 					q.DrawScaled(r, dr[i])
 				}
 				for j := range rel.D {
-					mean, m2 := 0.0, 0.0
-					for _, v := range dr {
-						mean += v[j] / float64(len(dr))
-						m2 += v[j] * v[j] / float64(len(dr))
-					}
-					sd := math.Sqrt(m2 - mean*mean)
+					sd := sdOf(dr, j)
 					med := quantiles(dr, j, 0.5)[0]
 					worstSD, leastSD, worstMed = math.Max(worstSD, sd/s), math.Min(leastSD, sd/s), math.Max(worstMed, math.Abs(med)/s)
 					if sd > 1.05*s || math.Abs(med) > 1.96*s {

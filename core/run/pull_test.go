@@ -5,7 +5,9 @@ import (
 	"math"
 	"testing"
 
+	"github.com/dpmcmc/dpmcmc/core/dataset"
 	"github.com/dpmcmc/dpmcmc/core/diag"
+	"github.com/dpmcmc/dpmcmc/core/export"
 	"github.com/dpmcmc/dpmcmc/core/model"
 	"github.com/dpmcmc/dpmcmc/core/report"
 	"github.com/dpmcmc/dpmcmc/core/rng"
@@ -24,31 +26,13 @@ func TestPriorShiftsMatchAFlatPriorRun(t *testing.T) {
 	run := func(priorSD float64) (*Config, *Result) {
 		cfg := &Config{Model: model.Spec{Model: "linear", Outcome: "sbp", Predictors: []string{"age", "bmi"}, PriorSD: priorSD,
 			Options: map[string]string{"noise-sd": "12"}}, Algorithm: "hmc", Chains: 4, Warmup: 1000, Draws: 1500, Seed: 7}
-		p, err := Prepare(cfg, bloodPressure(t, 60, 12, 5))
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := p.Run(context.Background(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p.Config, res
+		return runWithKey(t, cfg, bloodPressure(t, 60, 12, 5))
 	}
 	cfg, res := run(10)
 	_, flat := run(1e4)
-	d, f := res.Draws(false), flat.Draws(false)
+	d := res.Draws(false)
 	shifts := PriorShifts(cfg, d)
-	if len(shifts) != 3 {
-		t.Fatalf("shifts %v", shifts)
-	}
-	rows, frows := diag.Summary(d.Names, d.Sampling()), diag.Summary(f.Names, f.Sampling())
-	for j, r := range rows {
-		got, want := shifts[j]/r.SD, (frows[j].Mean-r.Mean)/r.SD
-		if math.Abs(got-want) > 0.2 {
-			t.Errorf("%s: joint shift %.3f sds, the flat-prior run's %.3f", r.Name, got, want)
-		}
-		t.Logf("%s: mean %.4g (flat %.4g), shift %.2f sds (flat run %.2f)", r.Name, r.Mean, frows[j].Mean, got, want)
-	}
+	rows := compareShifts(t, shifts, d, flat.Draws(false), 0.2)
 	pulls := report.PriorPull(rows, PriorSDs(cfg, d.Names), PriorCentres(cfg, d.Names), shifts)
 	kinds := map[string]report.PullKind{}
 	for _, p := range pulls {
@@ -86,29 +70,44 @@ func TestPriorShiftsCentredNoiseAware(t *testing.T) {
 			Options: map[string]string{"noise-sd": "12"}}, Algorithm: NoiseAware, Chains: 4, Warmup: 500, Draws: 1000, Seed: 11,
 			Privacy: &Budget{Epsilon: 3, Delta: 1e-5},
 			Data:    DataSpec{Bounds: map[string][2]float64{"age": {18, 90}, "bmi": {15, 50}, "sbp": {70, 250}}}}
-		p, err := Prepare(cfg, bloodPressure(t, 2000, 12, 5))
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := p.run(context.Background(), rng.KeyFromBytes([32]byte{5}), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p.Config, res
+		return runWithKey(t, cfg, bloodPressure(t, 2000, 12, 5))
 	}
 	cfg, res := run(0.05)
 	_, flat := run(100)
-	d, f := res.Draws(false), flat.Draws(false)
-	shifts := PriorShifts(cfg, d)
-	if len(shifts) != 3 {
-		t.Fatalf("shifts %v", shifts)
+	d := res.Draws(false)
+	compareShifts(t, PriorShifts(cfg, d), d, flat.Draws(false), 0.25)
+}
+
+// runWithKey prepares cfg on tab and runs it with a fixed noise key (the
+// same release for the same plan), returning the resolved config.
+func runWithKey(t *testing.T, cfg *Config, tab *dataset.Table) (*Config, *Result) {
+	t.Helper()
+	p, err := Prepare(cfg, tab)
+	if err != nil {
+		t.Fatal(err)
 	}
-	rows, frows := diag.Summary(d.Names, d.Sampling()), diag.Summary(f.Names, f.Sampling())
+	res, err := p.run(context.Background(), rng.KeyFromBytes([32]byte{5}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Config, res
+}
+
+// compareShifts checks each joint shift (PriorShifts of d) against where
+// the flat-prior run's mean is, both in d's posterior sds, to within tol,
+// and returns d's summary.
+func compareShifts(t *testing.T, shifts []float64, d, flat *export.Draws, tol float64) []diag.ParamSummary {
+	t.Helper()
+	rows, frows := diag.Summary(d.Names, d.Sampling()), diag.Summary(flat.Names, flat.Sampling())
+	if len(shifts) != len(rows) {
+		t.Fatalf("shifts %v for %d parameters", shifts, len(rows))
+	}
 	for j, r := range rows {
 		got, want := shifts[j]/r.SD, (frows[j].Mean-r.Mean)/r.SD
 		t.Logf("%s: mean %.4g (flat %.4g), sd %.3g, shift %.2f sds (flat run %.2f)", r.Name, r.Mean, frows[j].Mean, r.SD, got, want)
-		if math.Abs(got-want) > 0.25 {
+		if math.Abs(got-want) > tol {
 			t.Errorf("%s: joint shift %.3f sds, the flat-prior run's %.3f", r.Name, got, want)
 		}
 	}
+	return rows
 }
