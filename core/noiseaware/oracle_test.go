@@ -134,7 +134,7 @@ func fixedTruthComparison(t *testing.T, n int, eps float64, truth []float64, rep
 		p1.Blocks[1].Std = dM / (math.Sqrt(1-scoreShare) * spec.Mu)
 		s1 := append([]float64(nil), S...)
 		addGaussianNoise(r, s1, p1.Blocks[0].Std)
-		rel1 := &Release{Plan: p1, Family: rd.Family, D: d, Theta: [][]float64{append([]float64(nil), truth...)},
+		rel1 := &Release{Plan: p1, Family: rd.Family, D: d, N: tab.Rows, Theta: [][]float64{append([]float64(nil), truth...)},
 			S: [][]float64{s1}, M: [][]float64{releaseInfo(r, M, d, p1.Blocks[1].Std)}}
 		drawStats(NewPosterior(rel1), r, truth, 1000, reps, &aHit, atTruth.sd)
 
@@ -179,8 +179,9 @@ func meanOf(v []float64) float64 {
 // fixed truth inside the prior's bulk is covered more often than 90%.
 //
 // Fails if one release at the truth stops over-covering (≥ 0.95: the claim
-// would be wrong), if noise-aware's mean sd is more than 15% above it (the
-// path would be costing precision) or below the oracle's.
+// would be wrong) or learns nothing (mean sd above 0.9 prior sds), if
+// noise-aware's mean sd is more than 15% above it (the path would be
+// costing precision) or below the oracle's.
 func TestOracleFixedTruth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
@@ -197,6 +198,12 @@ func TestOracleFixedTruth(t *testing.T) {
 			c.n, c.eps, or.cov, or.sd, at.cov, at.sd, na.cov, na.sd)
 		if at.cov < 0.95 {
 			t.Errorf("n = %d, ε = %v: one release at the truth covers %.3f: the band is not out of reach", c.n, c.eps, at.cov)
+		}
+		if ma := meanOf(at.sd); ma > 0.9*p.PriorSD {
+			// A release the posterior cannot use (e.g. without its row
+			// count, whose trace cap then projects every M draw to 0) gives
+			// the prior, which over-covers too.
+			t.Errorf("n = %d, ε = %v: one release at the truth has mean sd %.2f, the prior's %v: it learned nothing", c.n, c.eps, ma, p.PriorSD)
 		}
 		if mn, ma, mo := meanOf(na.sd), meanOf(at.sd), meanOf(or.sd); mn > 1.15*ma || mn < mo {
 			t.Errorf("n = %d, ε = %v: noise-aware's mean sd %.2f, one release at the truth %.2f, oracle %.2f", c.n, c.eps, mn, ma, mo)
