@@ -21,7 +21,14 @@ func syntheticLogistic(t testing.TB, n, k int, f float64, r *rand.Rand) model.Mo
 // (on the scaled space) and an outcome rate of rate.
 func offCentreLogistic(t testing.TB, n, k int, f, off, rate float64, r *rand.Rand) model.Model {
 	t.Helper()
-	return syntheticGLM(t, "logistic", n, k, f, off, dataset.Bound{Lo: 0, Hi: 1}, func(r *rand.Rand) float64 {
+	return correlatedLogistic(t, n, k, f, off, 0, rate, r)
+}
+
+// correlatedLogistic is offCentreLogistic with predictors of pairwise
+// correlation rho (correlatedGLM).
+func correlatedLogistic(t testing.TB, n, k int, f, off, rho, rate float64, r *rand.Rand) model.Model {
+	t.Helper()
+	return correlatedGLM(t, "logistic", n, k, f, off, rho, dataset.Bound{Lo: 0, Hi: 1}, func(r *rand.Rand) float64 {
 		if rate == 0.5 {
 			return float64(r.IntN(2)) // a fair coin
 		}
@@ -37,6 +44,14 @@ func offCentreLogistic(t testing.TB, n, k int, f, off, rate float64, r *rand.Ran
 // drawn by y (no effects), clipped to ybound.
 func syntheticGLM(t testing.TB, family string, n, k int, f, off float64, ybound dataset.Bound, y func(*rand.Rand) float64, r *rand.Rand) model.Model {
 	t.Helper()
+	return correlatedGLM(t, family, n, k, f, off, 0, ybound, y, r)
+}
+
+// correlatedGLM is syntheticGLM with predictors of pairwise correlation
+// rho ≥ 0 before clipping: x_j = off + f·(√rho·z₀ + √(1 − rho)·z_j) with
+// z₀ shared by the row.
+func correlatedGLM(t testing.TB, family string, n, k int, f, off, rho float64, ybound dataset.Bound, y func(*rand.Rand) float64, r *rand.Rand) model.Model {
+	t.Helper()
 	names := make([]string, k+1)
 	bounds := map[string]dataset.Bound{"y": ybound}
 	for j := range k {
@@ -46,8 +61,12 @@ func syntheticGLM(t testing.TB, family string, n, k int, f, off float64, ybound 
 	names[k] = "y"
 	tab := &dataset.Table{Names: names, Rows: n, Data: make([]float64, 0, n*(k+1))}
 	for range n {
+		z0 := 0.0
+		if rho > 0 {
+			z0 = r.NormFloat64()
+		}
 		for range k {
-			tab.Data = append(tab.Data, off+f*r.NormFloat64())
+			tab.Data = append(tab.Data, off+f*(math.Sqrt(rho)*z0+math.Sqrt(1-rho)*r.NormFloat64()))
 		}
 		tab.Data = append(tab.Data, y(r))
 	}
@@ -210,7 +229,8 @@ func sdOf(draws [][]float64, j int) float64 {
 // its own design 0.69 (0.52 with another random stream: the threshold is
 // sharp, so the Monte Carlo error and small differences between the
 // synthetic statistics and real rows show most here), off-centre (mean
-// −0.5) 1.23, rate 0.31 1.56, both 2.10. Each of the last three must
+// −0.5) 1.23, rate 0.31 0.73, both 1.62, predictors of pairwise
+// correlation 0.6 (centred, rate ½) 2.37. Each of the last four must
 // exceed 1.5× the preview. So the ε the warning names is a floor, not a
 // promise.
 func TestPreviewIsOptimistic(t *testing.T) {
@@ -220,11 +240,11 @@ func TestPreviewIsOptimistic(t *testing.T) {
 	const n, k, f, eps = 768, 8, 0.25, 30.0
 	r := rand.New(rand.NewPCG(5, 3))
 	var preview float64
-	for _, c := range []struct{ off, rate float64 }{{0, 0.5}, {-0.5, 0.5}, {0, 0.31}, {-0.5, 0.31}} {
+	for _, c := range []struct{ off, rate, rho float64 }{{0, 0.5, 0}, {-0.5, 0.5, 0}, {0, 0.31, 0}, {-0.5, 0.31, 0}, {0, 0.5, 0.6}} {
 		got := 0.0
 		const reps = 6
 		for range reps {
-			m := offCentreLogistic(t, n, k, f, c.off, c.rate, r)
+			m := correlatedLogistic(t, n, k, f, c.off, c.rho, c.rate, r)
 			p, err := NewPlan(specFor(t, m, eps, 1e-5))
 			if err != nil {
 				t.Fatal(err)
@@ -241,9 +261,9 @@ func TestPreviewIsOptimistic(t *testing.T) {
 				got += sds[j] / p.PriorSD / (reps * k)
 			}
 		}
-		t.Logf("mean %.2f, rate %.2f: log odds per predictor sd %.2f, preview %.2f", c.off, c.rate, got*DefaultPriorSD*f, preview*DefaultPriorSD*f)
-		if (c.off != 0 || c.rate != 0.5) && got <= 1.5*preview {
-			t.Errorf("mean %.2f, rate %.2f: ratio %.3f, not clearly above the preview's %.3f", c.off, c.rate, got, preview)
+		t.Logf("mean %.2f, rate %.2f, correlation %.1f: log odds per predictor sd %.2f, preview %.2f", c.off, c.rate, c.rho, got*DefaultPriorSD*f, preview*DefaultPriorSD*f)
+		if (c.off != 0 || c.rate != 0.5 || c.rho != 0) && got <= 1.5*preview {
+			t.Errorf("mean %.2f, rate %.2f, correlation %.1f: ratio %.3f, not clearly above the preview's %.3f", c.off, c.rate, c.rho, got, preview)
 		}
 	}
 }
