@@ -71,6 +71,10 @@
 // posterior draw is an independent draw of M and then of θ: no Markov chain,
 // so every chain is an iid sample and R-hat and ESS are those of iid draws.
 //
+// With Spec.Whiten the releases after the first are made in coordinates
+// adapted to the design, derived from the first release (whiten.go;
+// measured, not yet the default).
+//
 // Approximations, stated in words in the privacy report: the GLM
 // log-likelihood is replaced by its quadratic expansion at the last
 // expansion point (with the estimated model-error term), the score's

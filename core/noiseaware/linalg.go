@@ -64,6 +64,31 @@ func jacobiPSD(a, v, w []float64, d int) { jacobiClip(a, v, w, d, math.Inf(1)) }
 // that brings the sum to hi; shrinkToSum). Where the PSD part's trace is
 // at most hi it is jacobiPSD to the last bit.
 func jacobiClip(a, v, w []float64, d int, hi float64) {
+	jacobiEigen(a, v, w, d)
+	sum := 0.0
+	for i := range d {
+		w[i] = math.Max(w[i], 0)
+		sum += w[i]
+	}
+	if sum > hi {
+		shrinkToSum(w, hi)
+	}
+	for i := range d {
+		for j := range d {
+			s := 0.0
+			for k := range d {
+				s += v[i*d+k] * w[k] * v[j*d+k]
+			}
+			a[i*d+j] = s
+		}
+	}
+}
+
+// jacobiEigen diagonalises the symmetric d × d matrix a in place by cyclic
+// Jacobi rotations: afterwards w holds its eigenvalues and v (d × d) the
+// eigenvectors as columns (a = V diag(w) Vᵀ), and a is diagonal up to
+// rounding. It allocates nothing.
+func jacobiEigen(a, v, w []float64, d int) {
 	for i := range d {
 		for j := range d {
 			v[i*d+j] = 0
@@ -106,22 +131,8 @@ func jacobiClip(a, v, w []float64, d int, hi float64) {
 			}
 		}
 	}
-	sum := 0.0
 	for i := range d {
-		w[i] = math.Max(a[i*d+i], 0)
-		sum += w[i]
-	}
-	if sum > hi {
-		shrinkToSum(w, hi)
-	}
-	for i := range d {
-		for j := range d {
-			s := 0.0
-			for k := range d {
-				s += v[i*d+k] * w[k] * v[j*d+k]
-			}
-			a[i*d+j] = s
-		}
+		w[i] = a[i*d+i]
 	}
 }
 

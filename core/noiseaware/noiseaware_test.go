@@ -94,8 +94,8 @@ func TestReleaseSensitivityAttained(t *testing.T) {
 		claim := p.Blocks[block].Sensitivity
 		// The claim includes the quantization and the float64 rounding of
 		// the sums (n·B·2⁻⁵³ each, NewPlan): that much slack, no more.
-		q := quantum(4, p.termBound(family))
-		conv := 4 * p.termBound(family) * math.Exp2(-53)
+		q := quantum(4, p.termBound(family, 0))
+		conv := 4 * p.termBound(family, 0) * math.Exp2(-53)
 		if !(got <= claim) || got < claim-(2*q+8*conv)*math.Sqrt(32) {
 			t.Errorf("%s %s: neighbours differ by %.15g, claim %.15g", family, claimName, got, claim)
 		}
@@ -322,7 +322,7 @@ func TestReleaseSumRoundingInsideSensitivity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := quantum(n, p.termBound("linear"))
+	q := quantum(n, p.termBound("linear", 0))
 	room := p.Blocks[0].Sensitivity - 2 // the exact score sensitivity 2√d, d = 1
 	x := make([]float64, n)
 	y := make([]float64, n)
@@ -455,5 +455,127 @@ func TestReleaseSensitivityNeverExceeded(t *testing.T) {
 		if math.Abs(dM-c.claim) > 1e-9*c.claim || !(dM <= acc) {
 			t.Errorf("poisson release %d: information neighbours differ by %.12g, want %.12g (accounted %.12g)", c.release+1, dM, c.claim, acc)
 		}
+	}
+}
+
+// The releases after the first in the design-adapted coordinates
+// (Spec.Whiten, whiten.go) never move by more than their accounted
+// sensitivities (the box's with ‖x̃_{1:}‖² ≤ d − 1 replaced by the radius
+// C²), whatever the coordinates the first release gave: for logistic and
+// Poisson, d = 2, 3, 5, coordinates derived from first releases of random
+// designs (correlated, off-centre, with the release's noise), neighbouring
+// rows at the box's corners and inside it, at random expansion points. The
+// information's claim is attained (to within 1/(1 + C²)², the intercept's
+// share) by two corners that whitening by a wide L maps beyond C in
+// orthogonal directions, at θ = 0 (w = w⁺).
+func TestWhitenedSensitivityNeverExceeded(t *testing.T) {
+	const K = 7
+	rng := rand.New(rand.NewPCG(29, 4))
+	plan := func(family string, d int) *Plan {
+		xr := make([]model.Interval, d)
+		for j := range xr {
+			xr[j] = model.Interval{Lo: -1, Hi: 1}
+		}
+		xr[0] = model.Interval{Lo: 1, Hi: 1}
+		p, err := NewPlan(Spec{Family: family, N: 100, D: d, Intercept: true, XRanges: xr, YRange: model.Interval{Lo: 0, Hi: K}, Mu: 1, Whiten: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(p.ClipRadius > 0) {
+			t.Fatalf("%s d = %d: the plan does not whiten", family, d)
+		}
+		return p
+	}
+	// coords derives the coordinates from a random design's noisy first
+	// release, as release() does.
+	coords := func(p *Plan, family string, d int) *designCoords {
+		const n = 100
+		w0 := 0.25
+		if family == "poisson" {
+			w0 = 1
+		}
+		rho, off, f := rng.Float64()*0.95, 2*rng.Float64()-1, 0.05+0.5*rng.Float64()
+		M1 := make([]float64, d*d)
+		x := make([]float64, d)
+		for range n {
+			z0 := rng.NormFloat64()
+			x[0] = 1
+			for j := 1; j < d; j++ {
+				x[j] = clamp1(off + f*(math.Sqrt(rho)*z0+math.Sqrt(1-rho)*rng.NormFloat64()))
+			}
+			for j := range d {
+				for k := range d {
+					M1[j*d+k] += w0 * x[j] * x[k]
+				}
+			}
+		}
+		M1 = releaseInfo(rng, M1, d, p.Blocks[1].Std)
+		return designCoordsOf(n, M1, d, p.Blocks[1].Std, w0, p.ClipRadius)
+	}
+	diff := func(p *Plan, family string, dc *designCoords, theta, x0 []float64, y0 float64, x1 []float64, y1 float64) (dS, dM float64) {
+		d := len(x0)
+		stats := func(x []float64, y float64) ([]float64, []float64) {
+			rd := model.RegressionData{Family: family, X: x, Y: []float64{y}, N: 1, D: d, Intercept: true}
+			return p.statisticsIn(&rd, theta, 1, dc)
+		}
+		S0, M0 := stats(x0, y0)
+		S1, M1 := stats(x1, y1)
+		for i := range M0 {
+			M0[i] -= M1[i]
+		}
+		return diffNorm(S0, S1), frob(M0)
+	}
+	row := func(d int) []float64 {
+		x := make([]float64, d)
+		x[0] = 1
+		for j := 1; j < d; j++ {
+			switch rng.IntN(3) {
+			case 0:
+				x[j] = 1
+			case 1:
+				x[j] = -1
+			default:
+				x[j] = 2*rng.Float64() - 1
+			}
+		}
+		return x
+	}
+	outcome := func(family string) float64 {
+		if family == "logistic" {
+			return float64(rng.IntN(2))
+		}
+		return float64([]int{0, K, rng.IntN(K + 1)}[rng.IntN(3)])
+	}
+	for _, family := range []string{"logistic", "poisson"} {
+		for _, d := range []int{2, 3, 5} {
+			p := plan(family, d)
+			worstS, worstM := 0.0, 0.0
+			for range 200 {
+				dc := coords(p, family, d)
+				for range 50 {
+					theta := make([]float64, d)
+					scale := []float64{0, 0.1, 3, 40}[rng.IntN(4)]
+					for j := range theta {
+						theta[j] = (2*rng.Float64() - 1) * scale
+					}
+					dS, dM := diff(p, family, dc, theta, row(d), outcome(family), row(d), outcome(family))
+					worstS, worstM = max(worstS, dS/p.Blocks[2].Sensitivity), max(worstM, dM/p.Blocks[3].Sensitivity)
+				}
+			}
+			t.Logf("%s d = %d (C = %.3f): worst neighbours move S by %.4f and M by %.4f of their accounted sensitivities", family, d, p.ClipRadius, worstS, worstM)
+			if worstS > 1 || worstM > 1 {
+				t.Errorf("%s d = %d: a neighbour moves S by %.6f and M by %.6f of their accounted sensitivities", family, d, worstS, worstM)
+			}
+		}
+	}
+	// Attained: m̂ = 0 and L = 10·I put the corners (1, 1, 1) and
+	// (1, 1, −1) at radius 14 in orthogonal directions, shrunk to C.
+	p := plan("logistic", 3)
+	dc := &designCoords{k: 2, m: []float64{0, 0}, l: []float64{10, 0, 0, 10}, linv: []float64{0.1, 0, 0, 0.1}, c: p.ClipRadius, lm: []float64{0, 0}}
+	_, dM := diff(p, "logistic", dc, make([]float64, 3), []float64{1, 1, 1}, 0, []float64{1, 1, -1}, 0)
+	c2 := p.ClipRadius * p.ClipRadius
+	want := math.Sqrt2 * 0.25 * (1 + c2) * math.Sqrt(1-1/((1+c2)*(1+c2)))
+	if math.Abs(dM-want) > 1e-6*want || dM > p.Blocks[3].Sensitivity {
+		t.Errorf("information neighbours in the design-adapted coordinates differ by %.9g, want %.9g (accounted %.9g)", dM, want, p.Blocks[3].Sensitivity)
 	}
 }

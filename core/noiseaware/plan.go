@@ -65,6 +65,11 @@ type Spec struct {
 	// covered 0.848–0.883 against 4's 0.833–0.853 (200 replicates, within
 	// 1–2 MC errors at n ≤ 5,000). docs/RESULTS.md "Utility".
 	Releases int
+	// Whiten makes every release after the first compute its statistics
+	// in design-adapted coordinates derived from the first (whiten.go):
+	// logistic and Poisson regression with an intercept, at least one
+	// predictor and R ≥ 2; ignored otherwise.
+	Whiten bool
 }
 
 // Block is one Gaussian release: its L2 sensitivity (replace one row, with
@@ -95,6 +100,23 @@ type Plan struct {
 	Cap float64
 	// Phi is the dispersion φ of the score on the scaled space.
 	Phi float64
+	// ClipRadius is C of the design-adapted coordinates of the releases
+	// after the first (Spec.Whiten, whiten.go); 0 when they are not used.
+	ClipRadius float64 `json:"clip_radius,omitempty"`
+}
+
+// whitened reports whether release r (0-based) is made in the
+// design-adapted coordinates.
+func (p *Plan) whitened(r int) bool { return p.ClipRadius > 0 && r > 0 }
+
+// rowNorm2 bounds ‖x‖² of a design row as release r sees it, the
+// intercept's 1 included: d in the box [−1, 1]^d, 1 + C² in the
+// design-adapted coordinates.
+func (p *Plan) rowNorm2(r, d int) float64 {
+	if p.whitened(r) {
+		return 1 + p.ClipRadius*p.ClipRadius
+	}
+	return float64(d)
 }
 
 // weightRange returns the range [t⁻, t⁺] of the per-row score factor and the
@@ -125,7 +147,7 @@ func (p *Plan) weightRange(family string, r int) (tlo, thi, wmax float64) {
 // hold.
 func (p *Plan) InfoCap(family string, r, n, d int) float64 {
 	_, _, wmax := p.weightRange(family, r)
-	return float64(n) * wmax * float64(d)
+	return float64(n) * wmax * p.rowNorm2(r, d)
 }
 
 // OutcomeScaling is the centre and half-range by which the linear model's
@@ -140,17 +162,20 @@ func OutcomeScaling(y model.Interval, intercept bool) (centre, half float64) {
 	return 0, math.Max(math.Abs(y.Lo), math.Abs(y.Hi))
 }
 
-// scoreSensitivity is Δ_S (see the package doc).
-func scoreSensitivity(tlo, thi float64, d int, intercept bool) float64 {
+// scoreSensitivity is Δ_S (see the package doc) for rows with ‖x‖² ≤ norm2
+// (the intercept's 1 included): d in the box, 1 + C² in the design-adapted
+// coordinates.
+func scoreSensitivity(tlo, thi, norm2 float64, intercept bool) float64 {
 	tmax := math.Max(math.Abs(tlo), math.Abs(thi))
 	if !intercept {
-		return 2 * tmax * math.Sqrt(float64(d))
+		return 2 * tmax * math.Sqrt(norm2)
 	}
-	return math.Sqrt((thi-tlo)*(thi-tlo) + float64(d-1)*4*tmax*tmax)
+	return math.Sqrt((thi-tlo)*(thi-tlo) + (norm2-1)*4*tmax*tmax)
 }
 
-// infoSensitivity is Δ_M = √2·w⁺·d in the Frobenius norm.
-func infoSensitivity(wmax float64, d int) float64 { return math.Sqrt2 * wmax * float64(d) }
+// infoSensitivity is Δ_M = √2·w⁺·norm2 in the Frobenius norm, for rows with
+// ‖x‖² ≤ norm2 (d in the box).
+func infoSensitivity(wmax, norm2 float64) float64 { return math.Sqrt2 * wmax * norm2 }
 
 // DefaultReleases is the number of releases R of a family's plan when
 // Spec.Releases is 0: 4 for logistic (expansion points along a damped
@@ -241,17 +266,16 @@ func NewPlan(s Spec) (*Plan, error) {
 	}
 	p.Releases = R
 	d := s.D
+	if s.Whiten && s.Intercept && d >= 2 && R >= 2 && (s.Family == "logistic" || s.Family == "poisson") {
+		p.ClipRadius = clipRadius(d - 1)
+	}
 	mS, mM := d, d*(d+1)/2
-	q := quantum(s.N, p.termBound(s.Family))
 	// The per-row rounding to q (two rows differ), and the rounding of the
 	// exact int64 sums to float64 (statistics): a sum of magnitude at most
 	// A = n·B rounds by at most A·2⁻⁵³, which depends on the other rows, so
 	// two neighbours' sums can differ by up to 2·A·2⁻⁵³ more than their
 	// exact difference; M's off-diagonal entries are multiplied by √2
 	// (releaseInfo), once before and once in that rounding: 4√2·A·2⁻⁵³.
-	conv := float64(s.N) * p.termBound(s.Family) * math.Exp2(-53)
-	inflS := q*math.Sqrt(float64(2*mS)) + 2*conv*math.Sqrt(float64(mS))
-	inflM := q*math.Sqrt(float64(2*mM)) + 4*math.Sqrt2*conv*math.Sqrt(float64(mM))
 	gridS, gridM := math.Sqrt(float64(mS))*math.Exp2(-GridBits), math.Sqrt(float64(mM))*math.Exp2(-GridBits)
 	total2 := 0.0
 	for r := range R {
@@ -263,8 +287,13 @@ func NewPlan(s Spec) (*Plan, error) {
 		mu2 := share * s.Mu * s.Mu
 		muS, muM := math.Sqrt(scoreShare*mu2), math.Sqrt((1-scoreShare)*mu2)
 		tlo, thi, wmax := p.weightRange(s.Family, r)
-		dS := scoreSensitivity(tlo, thi, d, s.Intercept) + inflS
-		dM := infoSensitivity(wmax, d) + inflM
+		B := p.termBound(s.Family, r)
+		q := quantum(s.N, B)
+		conv := float64(s.N) * B * math.Exp2(-53)
+		inflS := q*math.Sqrt(float64(2*mS)) + 2*conv*math.Sqrt(float64(mS))
+		inflM := q*math.Sqrt(float64(2*mM)) + 4*math.Sqrt2*conv*math.Sqrt(float64(mM))
+		dS := scoreSensitivity(tlo, thi, p.rowNorm2(r, d), s.Intercept) + inflS
+		dM := infoSensitivity(wmax, p.rowNorm2(r, d)) + inflM
 		if muS <= 2*gridS || muM <= 2*gridM {
 			return nil, fmt.Errorf("noise-aware: budget too small (μ = %v)", s.Mu)
 		}
@@ -282,15 +311,19 @@ func NewPlan(s Spec) (*Plan, error) {
 	return p, nil
 }
 
-// termBound bounds |t·x̃_j| and |w·x̃_j x̃_k| over every release (a power of
-// two is not needed: the quantum is chosen below it).
-func (p *Plan) termBound(family string) float64 {
-	switch family {
-	case "poisson":
-		return math.Max(p.Cap, 1)
-	default:
-		return 1
+// termBound bounds |t·x_j| and |w·x_j x_k| at release r (a power of two is
+// not needed: the quantum is chosen below it): |t| and w are at most 1
+// (logistic) or max(K, 1) (Poisson; linear: 1), and every |x_j| at most 1
+// in the box, C (≥ 1) in the design-adapted coordinates.
+func (p *Plan) termBound(family string, r int) float64 {
+	b := 1.0
+	if family == "poisson" {
+		b = math.Max(p.Cap, 1)
 	}
+	if p.whitened(r) {
+		b *= p.ClipRadius * p.ClipRadius
+	}
+	return b
 }
 
 // quantum is q = 2^(e − b) with B ≤ 2^e and b = min(50, 61 − bitlen(n)), so

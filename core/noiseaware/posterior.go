@@ -23,8 +23,14 @@ type Posterior struct {
 	// infoCap is the largest trace M can have (Plan.InfoCap): its pivot
 	// draws are projected below it.
 	infoCap float64
+	// dc is the design-adapted coordinates of the last release (nil: the
+	// box): the posterior is then computed for γ = A⁻ᵀθ, with thetaR
+	// holding γ_R and priorP the prior's precision AAᵀ/s², and each draw
+	// mapped back to θ = Aᵀγ (whiten.go).
+	dc     *designCoords
+	priorP []float64
 	// scratch
-	m, sig, b, p, c, z []float64
+	m, sig, b, p, c, z, k []float64
 }
 
 // NewPosterior prepares the sampler of the posterior given the release.
@@ -41,7 +47,22 @@ func NewPosterior(rel *Release) *Posterior {
 	}
 	q.modelErr = math.Sqrt(modelErrorVar(rel))
 	q.infoCap = pl.InfoCap(rel.Family, R-1, rel.N, d)
+	if pl.whitened(R - 1) {
+		q.dc = rel.designCoords()
+		q.priorP = q.dc.priorPrecision(pl.PriorSD)
+		q.thetaR = make([]float64, d)
+		q.dc.gamma(rel.Theta[R-1], q.thetaR)
+		q.k = make([]float64, d-1)
+	}
 	return q
+}
+
+// toTheta maps a point of the space the posterior is computed in back to
+// the scaled coefficients θ, in place (nothing to do in the box).
+func (q *Posterior) toTheta(v []float64) {
+	if q.dc != nil {
+		q.dc.theta(v, v, q.k)
+	}
 }
 
 // ModelErrorSD is τ, the estimated sd per coordinate of the quadratic
@@ -72,6 +93,13 @@ func modelErrorVar(rel *Release) float64 {
 	}
 	pl := rel.Plan
 	a, b := rel.Theta[R-2], rel.Theta[R-1]
+	if pl.whitened(R-2) && pl.whitened(R-1) {
+		// Both releases in the design-adapted coordinates: the step in γ.
+		dc := rel.designCoords()
+		a, b = make([]float64, d), make([]float64, d)
+		dc.gamma(rel.Theta[R-2], a)
+		dc.gamma(rel.Theta[R-1], b)
+	}
 	sa, sb, mb := rel.S[R-2], rel.S[R-1], rel.M[R-1]
 	e2, step2 := 0.0, 0.0
 	for j := range d {
@@ -115,6 +143,7 @@ func (q *Posterior) DrawScaled(r *rand.Rand, out []float64) {
 	d := q.d
 	q.drawInfo(r)
 	if !q.meanGivenInfo(out) {
+		q.toTheta(out)
 		return
 	}
 	for j := range d {
@@ -124,6 +153,7 @@ func (q *Posterior) DrawScaled(r *rand.Rand, out []float64) {
 	for j := range d {
 		out[j] += q.z[j]
 	}
+	q.toTheta(out)
 }
 
 // meanGivenInfo writes the mean of θ | S̃, M with M = q.m to out and leaves
@@ -169,7 +199,16 @@ func (q *Posterior) meanGivenInfo(out []float64) bool {
 			}
 			q.p[j*d+k], q.p[k*d+j] = s, s
 		}
-		q.p[j*d+j] += q.invS2
+		if q.priorP == nil {
+			q.p[j*d+j] += q.invS2
+		} else {
+			for k := j; k < d; k++ {
+				q.p[j*d+k] += q.priorP[j*d+k]
+				if k > j {
+					q.p[k*d+j] = q.p[j*d+k]
+				}
+			}
+		}
 		s := 0.0
 		for i := range d {
 			s += bj[i] * q.c[i]

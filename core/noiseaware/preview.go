@@ -254,7 +254,7 @@ func (p *Plan) previewRatio(family string, n int, intercept bool, f, meanCount f
 			}
 			s0[j] = math.Sqrt(v) * r.NormFloat64()
 		}
-		stats := func(theta []float64) (S, M []float64) {
+		boxStats := func(theta []float64) (S, M []float64) {
 			S, M = append([]float64(nil), s0...), make([]float64, d*d)
 			if family == "linear" {
 				for j := range d {
@@ -282,6 +282,17 @@ func (p *Plan) previewRatio(family string, n int, intercept bool, f, meanCount f
 				for k := range d {
 					M[j*d+k] = nf * ew[j*d+k]
 				}
+			}
+			return S, M
+		}
+		// In the design-adapted coordinates (Spec.Whiten) the synthetic
+		// statistics are mapped by A (S_u = A·S, M_u = A·M·Aᵀ): exact for
+		// rows within the radius C, which all but about one in a thousand
+		// of this Gaussian design are.
+		stats := func(theta []float64, _ int, dc *designCoords) (S, M []float64) {
+			S, M = boxStats(theta)
+			if dc != nil {
+				dc.transformStats(S, M)
 			}
 			return S, M
 		}
@@ -378,15 +389,25 @@ func posteriorSDs(q *Posterior, r *rand.Rand) []float64 {
 	d := q.d
 	mean, sq, pinv := make([]float64, d), make([]float64, d), make([]float64, d)
 	m, e := make([]float64, d), make([]float64, d)
+	var a []float64 // A of the design-adapted coordinates: θ_j = (A e_j)ᵀγ
+	if q.dc != nil {
+		a = q.dc.matrix()
+	}
 	for range previewInfoDraws {
 		q.drawInfo(r)
 		q.meanGivenInfo(m)
+		q.toTheta(m)
 		for j := range d {
 			mean[j] += m[j] / previewInfoDraws
 			sq[j] += m[j] * m[j] / previewInfoDraws
 			clear(e)
 			e[j] = 1
-			forward(q.p, d, e) // ‖L⁻¹e_j‖² = (P⁻¹)_jj
+			if a != nil {
+				for i := range d {
+					e[i] = a[i*d+j]
+				}
+			}
+			forward(q.p, d, e) // ‖L⁻¹e_j‖² = (P⁻¹)_jj (in γ: (A e_j)ᵀP⁻¹(A e_j))
 			for _, v := range e {
 				pinv[j] += v * v / previewInfoDraws
 			}

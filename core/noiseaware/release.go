@@ -113,9 +113,18 @@ func (p *Plan) rowWeights(family string, y, eta float64) (t, w float64) {
 // clamped to its bound, the integers are summed in int64 (no rounding error
 // depends on other rows; see the package doc).
 func (p *Plan) statistics(rd *model.RegressionData, theta []float64) (S, M []float64) {
+	return p.statisticsIn(rd, theta, 0, nil)
+}
+
+// statisticsIn is statistics at release r: in the design-adapted
+// coordinates dc when it is not nil (S = Σ t_i u_i, M = Σ w_i u_i u_iᵀ with
+// u_i = A·x̃_i shrunk to ‖u_{1:}‖ ≤ C and the linear predictor γᵀu_i,
+// γ = A⁻ᵀθ; whiten.go).
+func (p *Plan) statisticsIn(rd *model.RegressionData, theta []float64, r int, dc *designCoords) (S, M []float64) {
 	d := rd.D
-	q := quantum(rd.N, p.termBound(rd.Family))
-	kmax := int64(math.Floor(p.termBound(rd.Family) / q))
+	B := p.termBound(rd.Family, r)
+	q := quantum(rd.N, B)
+	kmax := int64(math.Floor(B / q))
 	toInt := func(v float64) int64 {
 		k := int64(math.Round(v / q))
 		return max(-kmax, min(kmax, k))
@@ -123,11 +132,24 @@ func (p *Plan) statistics(rd *model.RegressionData, theta []float64) (S, M []flo
 	accS := make([]int64, d)
 	accM := make([]int64, d*d)
 	x := make([]float64, d)
+	var xs []float64 // the box row, when x holds its design-adapted u
+	coef := theta
+	if dc != nil {
+		xs = make([]float64, d)
+		coef = make([]float64, d)
+		dc.gamma(theta, coef)
+	}
 	for i := 0; i < rd.N; i++ {
-		y := p.scaledRow(rd, i, x)
+		var y float64
+		if dc != nil {
+			y = p.scaledRow(rd, i, xs)
+			dc.row(xs, x)
+		} else {
+			y = p.scaledRow(rd, i, x)
+		}
 		eta := 0.0
 		for j, v := range x {
-			eta += v * theta[j]
+			eta += v * coef[j]
 		}
 		t, w := p.rowWeights(rd.Family, y, eta)
 		for j, v := range x {
@@ -196,34 +218,60 @@ func Run(p *Plan, m model.Model, noise *rand.Rand) (*Release, error) {
 	if rd.D != len(p.Centre) {
 		return nil, fmt.Errorf("noise-aware: the plan has %d coefficients, the model %d", len(p.Centre), rd.D)
 	}
-	stats := func(theta []float64) (S, M []float64) { return p.statistics(&rd, theta) }
+	stats := func(theta []float64, r int, dc *designCoords) (S, M []float64) {
+		return p.statisticsIn(&rd, theta, r, dc)
+	}
 	return p.release(rd.Family, rd.N, rd.D, rd.Intercept, stats, noise), nil
 }
 
 // release performs the plan's releases of the statistics that stats
-// computes at each expansion point (the data's in Run, synthetic ones in
-// Preview), drawing the noise from noise.
-func (p *Plan) release(family string, n, d int, intercept bool, stats func(theta []float64) (S, M []float64), noise *rand.Rand) *Release {
+// computes at each expansion point r (the data's in Run, synthetic ones in
+// Preview; in the design-adapted coordinates dc when it is not nil),
+// drawing the noise from noise.
+func (p *Plan) release(family string, n, d int, intercept bool, stats func(theta []float64, r int, dc *designCoords) (S, M []float64), noise *rand.Rand) *Release {
 	rel := &Release{Plan: p, Family: family, D: d, N: n, NoiseStd: p.noiseStds()}
 	theta := make([]float64, d)
+	var dc *designCoords
 	for r := range p.Releases {
-		S, M := stats(theta)
+		S, M := stats(theta, r, dc)
 		addGaussianNoise(noise, S, p.Blocks[2*r].Std)
 		Mn := releaseInfo(noise, M, d, p.Blocks[2*r+1].Std)
 		rel.Theta = append(rel.Theta, append([]float64(nil), theta...))
 		rel.S = append(rel.S, S)
 		rel.M = append(rel.M, Mn)
+		if r == 0 && p.ClipRadius > 0 {
+			dc = rel.designCoords()
+		}
 		if r < p.Releases-1 {
 			if r == 0 && family == "logistic" && intercept {
 				theta = p.ldaStart(n, S, Mn)
 			} else if r == 0 && family == "poisson" && intercept {
 				theta = p.loglinearStart(n, S, Mn)
 			} else {
-				theta = p.newtonStep(family, theta, S, Mn, p.newtonDamping(r, d), p.InfoCap(family, r, n, d))
+				var rdc *designCoords
+				if p.whitened(r) {
+					rdc = dc
+				}
+				theta = p.newtonStep(family, theta, S, Mn, p.newtonDamping(r, d), p.InfoCap(family, r, n, d), rdc)
 			}
 		}
 	}
 	return rel
+}
+
+// designCoords returns the design-adapted coordinates of the releases
+// after the first (whiten.go), derived from the first release's
+// information (post-processing), or nil when the plan does not use them.
+func (rel *Release) designCoords() *designCoords {
+	p := rel.Plan
+	if p == nil || p.ClipRadius == 0 || len(rel.M) == 0 {
+		return nil
+	}
+	w0 := 0.25 // logistic at θ = 0: σ(0)(1 − σ(0))
+	if rel.Family == "poisson" {
+		w0 = math.Min(1, p.Cap) // min(e⁰, K)
+	}
+	return designCoordsOf(rel.N, rel.M[0], rel.D, p.Blocks[1].Std, w0, p.ClipRadius)
 }
 
 // NewtonDamping is κ of the Newton steps' Levenberg–Marquardt term
@@ -257,21 +305,41 @@ func (p *Plan) newtonDamping(r, d int) float64 {
 // against the release noise in M̃ (newtonDamping), and the step shrunk so
 // that the largest change of the linear predictor over the public box,
 // Σ_j |Δθ_j|, is at most maxEtaStep (post-processing of the release).
-func (p *Plan) newtonStep(family string, theta, S, M []float64, lambda, infoCap float64) []float64 {
+//
+// With the design-adapted coordinates dc (not nil) S and M are u's and the
+// step is taken in γ = A⁻ᵀθ, where the prior's precision is AAᵀ/s² and its
+// gradient −Aθ/s², then mapped back, Δθ = AᵀΔγ.
+func (p *Plan) newtonStep(family string, theta, S, M []float64, lambda, infoCap float64, dc *designCoords) []float64 {
 	d := len(theta)
 	prec := clippedPart(M, d, infoCap)
 	inv := 1 / (p.PriorSD * p.PriorSD)
 	g := make([]float64, d)
+	var pp, a []float64
+	if dc != nil {
+		pp, a = dc.priorPrecision(p.PriorSD), dc.matrix()
+	}
 	for j := range d {
 		for k := range d {
 			prec[j*d+k] /= p.Phi
 		}
-		prec[j*d+j] += inv + lambda
-		g[j] = S[j]/p.Phi - theta[j]*inv
+		if dc == nil {
+			prec[j*d+j] += inv + lambda
+			g[j] = S[j]/p.Phi - theta[j]*inv
+			continue
+		}
+		prec[j*d+j] += lambda
+		g[j] = S[j] / p.Phi
+		for k := range d {
+			prec[j*d+k] += pp[j*d+k]
+			g[j] -= a[j*d+k] * theta[k] * inv
+		}
 	}
 	step := make([]float64, d)
 	if err := cholSolve(prec, d, g, step); err != nil {
 		return append([]float64(nil), theta...)
+	}
+	if dc != nil {
+		dc.theta(step, step, make([]float64, d-1)) // Δθ = AᵀΔγ (linear)
 	}
 	l1 := 0.0
 	for _, v := range step {
