@@ -98,7 +98,7 @@ for (const variant of Object.keys(sites)) test(`${variant} site: breast-cancer C
     // ... and the preview of how much the release can tell, from public
     // inputs only (n = 569, 6 coefficients, ε = 3: it warns).
     // The warning and its remedies first, the preview's numbers after.
-    assert.match(await forecast.textContent(), /no privacy: the chains mix whatever ε; the intervals widen as ε shrinks to account for the release noise\. At this budget the 95% intervals will not tell the direction.*\. Preview from public inputs only .*a slope's posterior sd would be [\d.]+, [\d.]+, [\d.]+ of its prior sd .*in log odds per predictor sd\.$/);
+    assert.match(await forecast.textContent(), /no privacy: the chains mix whatever ε; the intervals widen as ε shrinks to account for the release noise\. At this budget the 95% intervals will not tell the direction.*\. Preview from public inputs only .*a slope's posterior sd would be [\d.]+, [\d.]+, [\d.]+ of its prior sd .*in log odds per predictor sd\. Real designs tell less: correlated predictors, .* several times larger, on strongly correlated predictors tens of times\.$/);
     // It says what would help: the ε, and how many predictors this budget
     // could serve (one at n = 569, ε = 3; run.informativePredictors).
     assert.match(await forecast.textContent(), /raise ε \(to at least about [\d.]+ at this n and number of predictors;.*use fewer predictors \(only one would be enough at this ε/);

@@ -179,7 +179,7 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 	v.BoxNote = run.BoxNote(cfg, d, "the parameter box (advanced settings)")
 	if verdict.Converged {
 		v.TailNote = report.TailNote(rows, cfg.Algorithm == run.NoiseAware && report.Regression(model))
-		v.InterceptNote = report.InterceptNote(model, d.Names, cfg.Data.Bounds, report.ZeroCodes(cfg.Data.Categories), d.Sampling(), cfg.Data.Bounds[cfg.Model.Outcome])
+		v.InterceptNote = report.InterceptNote(model, d.Names, cfg.Data.Bounds, report.ReferenceCodes(cfg.Data.Categories), d.Sampling(), cfg.Data.Bounds[cfg.Model.Outcome])
 	}
 	if report.Regression(model) {
 		prior := run.PriorSDs(cfg, d.Names)

@@ -66,6 +66,7 @@ func TestImpossibleSettingsRefused(t *testing.T) {
 		{"bound misspelt in a private run", append(clone(priv[:len(priv)-6]), "--bound", "age=18:90", "--bound", "bmii=15:50", "--epsilon", "1", "--delta", "1e-5"), `missing: bmi (give --bound COL=LO:HI from domain knowledge, never from the data); the bounds given for "bmii" name no column of the file`, 1},
 		{"impute twice", append(clone(priv), "--impute", "age=50", "--impute", "age=60", "--epsilon", "1", "--delta", "1e-5"), "--impute age is given twice", 1},
 		{"coding of one number", append(clone(priv), "--category", "bmi=a:1,b:1", "--epsilon", "1", "--delta", "1e-5"), `the coding of "bmi" gives every value the number 1: a coding needs at least two different numbers`, 1},
+		{"code outside its bound", append(clone(priv), "--category", "bmi=a:0,b:500", "--epsilon", "1", "--delta", "1e-5"), `the coding of "bmi" maps "b" to 500, outside the column's public bound 15:50`, 1},
 		{"no-privacy with a budget", append(clone(priv[:len(priv)-2]), "--no-privacy", "--epsilon", "1", "--delta", "1e-5"), "--no-privacy contradicts the budget", 1},
 		{"dp-map with auto", append(clone(priv[:len(priv)-2]), "--init", "dp-map", "--epsilon", "1", "--delta", "1e-5"), "the algorithm is auto (the default of a private run), which chooses noise-aware", 1},
 		{"init unknown", append(clone(priv), "--init", "foo", "--epsilon", "1", "--delta", "1e-5"), "--init: want uniform, zero, dp-map or comma-separated numbers", 1},

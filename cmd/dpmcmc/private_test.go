@@ -327,6 +327,7 @@ func TestImputeMissingPredictors(t *testing.T) {
 		{"age=95", "outside its public bound"},
 		{"age=mid,bmi", "want COL=VALUE"},
 		{"age=old", "not a number"},
+		{"age=52,5", "typed values use '.' as the decimal point"},
 	} {
 		code, _, stderr := runCLI(t, append(base, "--impute", tc.impute)...)
 		if code == 0 || !strings.Contains(stderr, tc.want) {

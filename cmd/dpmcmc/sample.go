@@ -124,7 +124,7 @@ func (f *sampleFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&c.Settings.Friction, "friction", 0, "SGHMC/SGNHT friction (default 0.1)")
 	fs.Float64Var(&c.Settings.OPSShare, "ops-share", 0, "hybrid: share of ε for the one-posterior-sample start (default 0.5)")
 	fs.StringVar(&f.report, "report", "", "privacy report JSON (private runs; default: --out with its extension replaced, e.g. draws.csv → draws.privacy.json)")
-	fs.StringVar(&c.Init.Kind, "init", "", "initial values: uniform (default, U(-2,2)), zero, comma-separated numbers, or dp-map (private runs: start each chain from a private estimate of the mode, spending --init-share of the budget)")
+	fs.StringVar(&c.Init.Kind, "init", "", "initial values: uniform (default, U(-2,2)), zero, comma-separated numbers (in the user's units; in a private run they must be public, e.g. from the literature, never computed from these data: the privacy report lists them), or dp-map (private runs: start each chain from a private estimate of the mode, spending --init-share of the budget)")
 	fs.Float64Var(&c.Init.Share, "init-share", 0, "dp-map: share of the budget's μ² spent on the initialisations (default 0.2)")
 	fs.StringVar(&f.out, "out", "", "output draws file (required)")
 	fs.StringVar(&f.format, "format", "draws", "output format: draws (tidy CSV, all chains) or stan (CmdStan CSV, one file per chain: OUT_1.csv, ...; one chain: OUT itself)")
@@ -663,7 +663,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		verdict := diag.Assess(rows, d.NumChains()).WithStuck(diag.StuckChains(d.Sampling()))
 		heading := runHeading(p.Config, d)
 		if err := writeSummaryTable(stdout, heading, rows, verdict, p.Config.Model.Model, steps, private, p.Config.Algorithm,
-			report.InterceptNote(p.Config.Model.Model, d.Names, p.Config.Data.Bounds, report.ZeroCodes(p.Config.Data.Categories), d.Values, p.Config.Data.Bounds[p.Config.Model.Outcome])); err != nil {
+			report.InterceptNote(p.Config.Model.Model, d.Names, p.Config.Data.Bounds, report.ReferenceCodes(p.Config.Data.Categories), d.Values, p.Config.Data.Bounds[p.Config.Model.Outcome])); err != nil {
 			return err
 		}
 		// Advice, not part of the summary (which equals `dpmcmc summary`'s,
@@ -918,6 +918,10 @@ func applyImpute(cfg *run.Config, list []string) error {
 			col, v, ok := strings.Cut(kv, "=")
 			col, v = strings.TrimSpace(col), strings.TrimSpace(v)
 			if !ok || col == "" || v == "" {
+				if _, err := strconv.ParseFloat(strings.TrimSpace(kv), 64); err == nil && strings.Contains(item, "=") {
+					// "bmi=27,5": a decimal comma split the value.
+					return fmt.Errorf("--impute %q: want COL=VALUE or COL=mid (a comma separates COL=VALUE pairs: typed values use '.' as the decimal point, even when the file uses decimal commas)", item)
+				}
 				return fmt.Errorf("--impute %q: want COL=VALUE or COL=mid", kv)
 			}
 			if seen[col] {

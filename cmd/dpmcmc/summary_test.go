@@ -67,6 +67,39 @@ func TestSummaryPrivateVerdict(t *testing.T) {
 	}
 }
 
+// A Stan CSV whose header holds a private run's privacy block (as sample
+// --format stan writes it) gets the private verdict without --private;
+// with one file not private, the plain one.
+func TestSummaryPrivateFromHeader(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for i, src := range []string{blocker1, blocker2} {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, fmt.Sprintf("p%d.csv", i+1))
+		if err := os.WriteFile(path, append([]byte("# privacy:\n#   epsilon_spent = 3\n"), b...), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, path)
+	}
+	var out, errb bytes.Buffer
+	if code := runMain(append([]string{"summary"}, files...), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if s := out.String(); !strings.Contains(s, report.PrivateNotConvergedAdvice) || strings.Contains(s, diag.LongerChainsAdvice) {
+		t.Errorf("private files' verdict:\n%s", s)
+	}
+	out.Reset()
+	if code := runMain([]string{"summary", files[0], blocker2}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if s := out.String(); !strings.Contains(s, diag.LongerChainsAdvice) {
+		t.Errorf("one file not private, verdict:\n%s", s)
+	}
+}
+
 func TestSummaryJSON(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := runMain([]string{"summary", blocker1, "--json", blocker2}, &out, &errb); code != 0 {

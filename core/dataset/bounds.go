@@ -106,6 +106,9 @@ func parseBoundNumber(s string) (float64, string) {
 	switch {
 	case st == numOverflow || isInfToken([]byte(s)):
 		return 0, fmt.Sprintf("%q is not finite (bounds must be finite numbers)", s)
+	case st != numOK && strings.Contains(s, ","):
+		// A decimal comma: typed settings use '.', whatever the file does.
+		return 0, fmt.Sprintf("%q is not a number (typed bounds use '.' as the decimal point, %s, even when the file uses decimal commas)", s, strings.Replace(s, ",", ".", 1))
 	case st != numOK:
 		return 0, fmt.Sprintf("%q is not a number", s)
 	}

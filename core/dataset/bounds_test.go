@@ -63,6 +63,10 @@ func TestParseBounds(t *testing.T) {
 	if _, err := ParseBounds([]string{"a=1:0"}); !errors.Is(err, ErrBadBound) {
 		t.Errorf("bad: %v", err)
 	}
+	// A decimal comma in a typed bound: the error says to type '.'.
+	if _, err := ParseBounds([]string{"bmi=15,5:60"}); err == nil || !strings.Contains(err.Error(), `"15,5" is not a number (typed bounds use '.' as the decimal point, 15.5,`) {
+		t.Errorf("decimal comma: %v", err)
+	}
 	// Several bounds in one flag, separated by commas (a review found
 	// "a=-3:5,b=-3:5" read as the column "a=-3:5,b").
 	m, err = ParseBounds([]string{"a=-3:5, b=0:1e3", "c=1:2"})

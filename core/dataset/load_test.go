@@ -98,6 +98,13 @@ func TestColumnsSubset(t *testing.T) {
 	// Missing outcome column.
 	err := loadErr(t, in, Options{Columns: []string{"x", "outcome"}})
 	checkErr(t, err, ErrUnknownColumn, 1, 0, "outcome", `"id", "name", "y", "x"`)
+	// The outcome selected again as a predictor is named as the outcome.
+	if err := loadErr(t, in, Options{Columns: []string{"y", "x", "y"}, Outcome: "y"}); err == nil || !strings.Contains(err.Error(), `column "y" is the outcome and cannot also be a predictor`) {
+		t.Errorf("outcome twice: %v", err)
+	}
+	if err := loadErr(t, in, Options{Columns: []string{"y", "x", "x"}, Outcome: "y"}); err == nil || !strings.Contains(err.Error(), `column "x" selected twice`) {
+		t.Errorf("predictor twice: %v", err)
+	}
 	// Skipped columns are not validated, but rows must still be whole.
 	checkErr(t, loadErr(t, "a,b\n1\n", Options{Columns: []string{"a"}}), ErrRagged, 2, 2, "b", "")
 	// Bad selections.

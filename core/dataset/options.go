@@ -140,6 +140,9 @@ func (o *Options) validate() error {
 		}
 		seen := make(map[string]bool, len(o.Columns))
 		for _, c := range o.Columns {
+			if seen[c] && c == o.Outcome && c != "" {
+				return errorf(ErrOptions, fmt.Sprintf("column %q is the outcome and cannot also be a predictor", c))
+			}
 			if seen[c] {
 				return errorf(ErrOptions, fmt.Sprintf("column %q selected twice", c))
 			}

@@ -41,6 +41,9 @@ type Draws struct {
 	// NoWarmup reports that every input is a Stan CSV whose header says
 	// num_warmup = 0: the chains ran no warmup (a tidy file does not say).
 	NoWarmup bool
+	// Private reports that every input is a Stan CSV whose header holds a
+	// private run's privacy block (its epsilon_spent).
+	Private bool
 }
 
 // Reserved column names of the tidy draws format.

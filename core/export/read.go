@@ -95,8 +95,8 @@ func (f *commentFilter) Read(p []byte) (int, error) {
 }
 
 // comment records "key = value" from a comment line for the keys
-// num_warmup, save_warmup, thin, num_samples and algorithm (first
-// occurrence wins).
+// num_warmup, save_warmup, thin, num_samples, algorithm and epsilon_spent
+// (of the "# privacy:" block a private run writes; first occurrence wins).
 func (f *commentFilter) comment() {
 	f.comments++
 	s := strings.TrimSpace(strings.TrimSuffix(string(f.line), "\r"))
@@ -106,7 +106,7 @@ func (f *commentFilter) comment() {
 	}
 	k = strings.TrimSpace(k)
 	switch k {
-	case "num_warmup", "save_warmup", "thin", "num_samples", "algorithm":
+	case "num_warmup", "save_warmup", "thin", "num_samples", "algorithm", "epsilon_spent":
 	default:
 		return
 	}
@@ -278,7 +278,8 @@ func readStan(cr *csv.Reader, f *commentFilter, head []string, hline int) (*Draw
 			}
 		}
 	}
-	d := &Draws{Names: names, Values: [][][]float64{rows}, Warmup: warm, Algorithm: f.keys["algorithm"], NoWarmup: f.keys["num_warmup"] == "0"}
+	_, private := f.keys["epsilon_spent"]
+	d := &Draws{Names: names, Values: [][][]float64{rows}, Warmup: warm, Algorithm: f.keys["algorithm"], NoWarmup: f.keys["num_warmup"] == "0", Private: private}
 	if !sampler && f.comments == 0 {
 		d.Unmarked = []int{0}
 	}
@@ -397,7 +398,7 @@ func ReadChains(rs ...io.Reader) (*Draws, error) {
 
 // ReadFiles reads the named files as ReadChains does; errors name the file.
 func ReadFiles(paths ...string) (*Draws, error) {
-	return readAll(len(paths), func(i int) (*Draws, error) {
+	return readAllNamed(len(paths), func(i int) string { return paths[i] }, func(i int) (*Draws, error) {
 		f, err := os.Open(paths[i])
 		if err != nil {
 			return nil, err
@@ -413,6 +414,11 @@ func ReadFiles(paths ...string) (*Draws, error) {
 }
 
 func readAll(n int, read func(int) (*Draws, error)) (*Draws, error) {
+	return readAllNamed(n, func(i int) string { return fmt.Sprintf("input %d", i+1) }, read)
+}
+
+// readAllNamed is readAll whose errors call input i name(i).
+func readAllNamed(n int, name func(int) string, read func(int) (*Draws, error)) (*Draws, error) {
 	if n == 0 {
 		return nil, errors.New("export: no input")
 	}
@@ -428,10 +434,10 @@ func readAll(n int, read func(int) (*Draws, error)) (*Draws, error) {
 		}
 		switch {
 		case !slices.Equal(d.Names, all.Names):
-			return nil, fmt.Errorf("export: input %d has parameters %v, input 1 has %v", i+1, d.Names, all.Names)
+			return nil, fmt.Errorf("export: %s has parameters %v, %s has %v: the files are not chains of one run", name(i), d.Names, name(0), all.Names)
 		case d.NumIterations() != all.NumIterations() || d.Warmup != all.Warmup:
-			return nil, fmt.Errorf("export: input %d has %d iterations (%d warmup), input 1 has %d (%d warmup)",
-				i+1, d.NumIterations(), d.Warmup, all.NumIterations(), all.Warmup)
+			return nil, fmt.Errorf("export: %s has %d iterations (%d warmup), %s has %d (%d warmup)",
+				name(i), d.NumIterations(), d.Warmup, name(0), all.NumIterations(), all.Warmup)
 		}
 		if len(d.Unmarked) > 0 {
 			all.Unmarked = append(all.Unmarked, i)
@@ -440,6 +446,7 @@ func readAll(n int, read func(int) (*Draws, error)) (*Draws, error) {
 			all.Algorithm = ""
 		}
 		all.NoWarmup = all.NoWarmup && d.NoWarmup
+		all.Private = all.Private && d.Private
 		all.Values = append(all.Values, d.Values...)
 	}
 	return all, nil

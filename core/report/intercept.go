@@ -18,19 +18,32 @@ import (
 type Reference struct {
 	Centred []string
 	Centre  []float64
-	Zero    []string
+	// Label, parallel to Centred, reads a text column whose lowest code is
+	// not 0 ("sex F (its lowest code, 1)": its 0 is none of its
+	// categories, so the reference is its first); "" for a bound's centre.
+	Label []string
+	Zero  []string
+}
+
+// Code is the reference category of a text column: the text of its lowest
+// code (texts sharing it joined by "/") and that code.
+type Code struct {
+	Text  string
+	Value float64
 }
 
 // InterceptReference chooses the reference point of InterceptNote from the
 // public bounds and codings only. A predictor is centred when 0 is outside
 // its bound [lo, hi] or in its outer quarter (|c| ≥ h/2 for the centre c
 // and half-range h), unless it is a 0/1 predictor (bound [0, 1]) or a text
-// column (codes: the text coded 0 of each coded column, "" when none is):
-// their 0 is a category, the natural reference. ok is false when the model
-// has no intercept, no predictor is centred (the intercept is then at a
-// point near the middle of the bounds), a predictor has no bound, or a
-// text column has no category coded 0 (its 0 is none of them).
-func InterceptReference(names []string, bounds map[string][2]float64, codes map[string]string) (ref Reference, ok bool) {
+// column whose lowest code is 0 (codes: ReferenceCodes): their 0 is a
+// category, the natural reference. A text column whose lowest code is not
+// 0 is set to that code (its 0 is none of its categories; a review coded
+// sex F = 1, M = 2 and got no note for an intercept at a sex that does not
+// exist). ok is false when the model has no intercept, no predictor is
+// centred or set to a code (the intercept is then at a point near the
+// middle of the bounds), or a predictor has no bound.
+func InterceptReference(names []string, bounds map[string][2]float64, codes map[string]Code) (ref Reference, ok bool) {
 	if len(names) < 2 || names[0] != "intercept" {
 		return ref, false
 	}
@@ -41,38 +54,45 @@ func InterceptReference(names []string, bounds map[string][2]float64, codes map[
 		}
 		code, coded := codes[nm]
 		c, h := (b[0]+b[1])/2, (b[1]-b[0])/2
-		if coded && code == "" {
-			// No category is coded 0: the intercept's point is none of
-			// them, and the note would name a reference that is not one.
-			return Reference{}, false
-		}
 		switch {
+		case coded && code.Value == 0:
+			ref.Zero = append(ref.Zero, nm+" "+code.Text)
 		case coded:
-			ref.Zero = append(ref.Zero, nm+" "+code)
+			ref.Centred = append(ref.Centred, nm)
+			ref.Centre = append(ref.Centre, code.Value)
+			ref.Label = append(ref.Label, nm+" "+code.Text+" (its lowest code, "+Num(code.Value, 'g', 4)+")")
 		case b == [2]float64{0, 1} || math.Abs(c) < h/2:
 			ref.Zero = append(ref.Zero, nm+" 0")
 		default:
 			ref.Centred = append(ref.Centred, nm)
 			ref.Centre = append(ref.Centre, c)
+			ref.Label = append(ref.Label, "")
 		}
 	}
 	return ref, len(ref.Centred) > 0
 }
 
-// ZeroCodes returns, for each column with a text coding (column → text →
-// number), the text coded 0, or "" when no text is coded 0: the labels of
-// InterceptReference.
-func ZeroCodes(categories map[string]map[string]float64) map[string]string {
-	out := map[string]string{}
+// ReferenceCodes returns, for each column with a text coding (column →
+// text → number), its lowest code and the text(s) coded so: the reference
+// categories of InterceptReference.
+func ReferenceCodes(categories map[string]map[string]float64) map[string]Code {
+	out := map[string]Code{}
 	for col, m := range categories {
+		if len(m) == 0 {
+			continue
+		}
+		low := math.Inf(1)
+		for _, v := range m {
+			low = math.Min(low, v)
+		}
 		texts := make([]string, 0, len(m))
 		for text, v := range m {
-			if v == 0 {
+			if v == low {
 				texts = append(texts, text)
 			}
 		}
 		sort.Strings(texts)
-		out[col] = strings.Join(texts, "/")
+		out[col] = Code{Text: strings.Join(texts, "/"), Value: low}
 	}
 	return out
 }
@@ -106,7 +126,7 @@ const (
 // mean outcome lies inside it, so a 95% interval that reaches beyond it on
 // both sides says less than the bound does and is undetermined too (a
 // review: "147 (95% interval −736–1.05e+03)" mmHg for a bound 70–250).
-func InterceptNote(model string, names []string, bounds map[string][2]float64, codes map[string]string, chains [][][]float64, outcome [2]float64) string {
+func InterceptNote(model string, names []string, bounds map[string][2]float64, codes map[string]Code, chains [][][]float64, outcome [2]float64) string {
 	if !Regression(model) {
 		return ""
 	}
@@ -142,15 +162,34 @@ func InterceptNote(model string, names []string, bounds map[string][2]float64, c
 	if model == "logistic" {
 		num = Probability
 	}
-	at := make([]string, len(ref.Centred))
+	var at, codedAt []string
 	for i, nm := range ref.Centred {
-		at[i] = nm + " " + Num(ref.Centre[i], 'g', 4)
+		if ref.Label[i] != "" {
+			codedAt = append(codedAt, ref.Label[i])
+			continue
+		}
+		at = append(at, nm+" "+Num(ref.Centre[i], 'g', 4))
 	}
-	point := list(at) + " (the centre" + plural(len(at)) + " of " + its(len(at)) + " bound" + plural(len(at)) + ")"
+	point := ""
+	if len(at) > 0 {
+		point = list(at) + " (the centre" + plural(len(at)) + " of " + its(len(at)) + " bound" + plural(len(at)) + ")"
+	}
+	if len(codedAt) > 0 {
+		if point != "" {
+			point += ", "
+		}
+		point += list(codedAt)
+	}
 	if len(ref.Zero) > 0 {
 		point += ", with " + list(ref.Zero)
 	}
-	interval := "95% interval " + num(lo) + "–" + num(hi)
+	// "to" between ends that carry a sign or a space ("-1.57 to 5.65",
+	// "6.73e-06 to 1 − 2.8e-10"), where a dash would read as a minus.
+	sep := "–"
+	if strings.ContainsAny(num(lo)+num(hi), " -−") {
+		sep = " to "
+	}
+	interval := "95% interval " + num(lo) + sep + num(hi)
 	value := what + " is " + num(mid) + " (" + interval + ")."
 	undetermined := model == "logistic" && lo < UndeterminedProbability && hi > 1-UndeterminedProbability ||
 		model == "poisson" && hi > UndeterminedRatio*lo ||

@@ -35,7 +35,7 @@ func interceptDraws(interceptSD float64) ([][][]float64, []float64) {
 func TestInterceptNote(t *testing.T) {
 	names := []string{"intercept", "age", "glucose", "smoker", "sex"}
 	bounds := map[string][2]float64{"age": {18, 90}, "glucose": {0, 300}, "smoker": {0, 1}, "sex": {0, 1}, "y": {0, 1}}
-	codes := ZeroCodes(map[string]map[string]float64{"sex": {"F": 0, "M": 1}})
+	codes := ReferenceCodes(map[string]map[string]float64{"sex": {"F": 0, "M": 1}})
 	chains, eta := interceptDraws(0.5)
 	q := diag.Quantiles(eta, 0.025, 0.5, 0.975)
 	logistic := func(v float64) float64 { return 1 / (1 + math.Exp(-v)) }
@@ -50,7 +50,8 @@ func TestInterceptNote(t *testing.T) {
 		t.Errorf("poisson: %q", got)
 	}
 	if got := InterceptNote("linear", names, bounds, nil, chains, [2]float64{}); !strings.Contains(got, "The intercept is the outcome when") ||
-		!strings.Contains(got, "with smoker 0 and sex 0, the mean outcome is "+Num(q[1], 'g', 3)+" (95% interval "+Num(q[0], 'g', 3)+"–"+Num(q[2], 'g', 3)+")") {
+		!strings.Contains(got, "with smoker 0 and sex 0, the mean outcome is "+Num(q[1], 'g', 3)+" (95% interval "+Num(q[0], 'g', 3)+" to "+Num(q[2], 'g', 3)+")") {
+		// Negative ends: "to", not a dash that reads as a minus.
 		t.Errorf("linear: %q", got)
 	}
 	// One predictor far from 0: singular wording. glucose's bound -200:300
@@ -94,14 +95,35 @@ func TestInterceptNote(t *testing.T) {
 		}
 	}
 	// A coded column without a text coded 0: the intercept's point is no
-	// category of it, so no note names one.
-	grade := ZeroCodes(map[string]map[string]float64{"sex": {"low": 1, "high": 2}})
-	if grade["sex"] != "" {
-		t.Errorf("ZeroCodes %v", grade)
+	// category of it, so the note sets it to its lowest code (sex F = 1,
+	// M = 2 is a common coding; a review got no note for it).
+	grade := ReferenceCodes(map[string]map[string]float64{"sex": {"low": 1, "high": 2}})
+	if grade["sex"] != (Code{Text: "low", Value: 1}) {
+		t.Errorf("ReferenceCodes %v", grade)
 	}
-	if got := InterceptNote("logistic", names, bounds, grade, chains, [2]float64{}); got != "" {
-		t.Errorf("a coding without 0: %q", got)
+	graded := map[string][2]float64{"age": {18, 90}, "glucose": {0, 300}, "smoker": {0, 1}, "sex": {1, 2}}
+	got = InterceptNote("logistic", names, graded, grade, chains, [2]float64{})
+	q = diag.Quantiles(etaWith(chains, 1), 0.025, 0.5, 0.975)
+	want = "The intercept is the log odds when age, glucose and sex are 0, far from the centres of their public bounds: it is not a baseline, and its interval is that of an extrapolation. At age 54 and glucose 150 (the centres of their bounds), sex low (its lowest code, 1), with smoker 0, the probability of the outcome is " +
+		Probability(logistic(q[1])) + " (95% interval " + Probability(logistic(q[0])) + "–" + Probability(logistic(q[2])) + ")."
+	if got != want {
+		t.Errorf("a coding without 0:\n got %q\nwant %q", got, want)
 	}
+	// Only the coded column away from 0: still a note, at its lowest code.
+	if got := InterceptNote("logistic", []string{"intercept", "smoker", "sex"}, graded, grade, chains, [2]float64{}); !strings.Contains(got, "At sex low (its lowest code, 1), with smoker 0,") {
+		t.Errorf("only a coding without 0: %q", got)
+	}
+}
+
+// etaWith is η of interceptDraws' chains at age 54, glucose 150 and sex s.
+func etaWith(chains [][][]float64, s float64) []float64 {
+	var eta []float64
+	for _, ch := range chains {
+		for _, x := range ch {
+			eta = append(eta, x[0]+54*x[1]+150*x[2]+s*x[4])
+		}
+	}
+	return eta
 }
 
 // A probability near 1 keeps two significant digits of its distance from 1

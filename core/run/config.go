@@ -342,6 +342,18 @@ func (c *Config) Validate() error {
 		if len(vals) > 1 && slices.Min(vals) == slices.Max(vals) {
 			add("the coding of %q gives every value the number %v: a coding needs at least two different numbers (e.g. F=0, M=1)", col, vals[0])
 		}
+		// Both are public, so a code outside the column's own bound is
+		// refused before any row is read: clipping would silently give
+		// that category another category's number (a review coded M=5
+		// with a bound 0:1 and learned it only from a clip count).
+		if b, bounded := c.Data.Bounds[col]; bounded && b[0] < b[1] {
+			m := c.Data.Categories[col]
+			for _, k := range slices.Sorted(maps.Keys(m)) {
+				if v := m[k]; v < b[0] || v > b[1] {
+					add("the coding of %q maps %q to %v, outside the column's public bound %v:%v: its rows would be clipped to another number; give a code inside the bound or widen it", col, k, v, b[0], b[1])
+				}
+			}
+		}
 	}
 	if m, ok := c.Data.Categories[c.Model.Outcome]; ok && c.Model.Outcome != "" {
 		// The outcome's bound clips what the coding gives: a 0/1 outcome

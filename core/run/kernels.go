@@ -110,10 +110,10 @@ var algorithms = map[string]algorithm{
 	"dp-sghmc": {private: true, doc: "DP stochastic-gradient HMC", buildPrivate: func(m model.Model, s Settings, c *Config) (mcmc.Kernel, error) {
 		return mcmc.NewDPSGLD(m, sgldConfig(c, m.N(), "sghmc"))
 	}},
-	NoiseAware: {private: true, doc: "noise-aware (regression models: one private release of the score and Fisher information; gaussian and banana with every data column bounded: one release of the clipped column sums; Gaussian mechanism), then independent draws from the posterior that accounts for the release noise", buildPrivate: func(m model.Model, s Settings, c *Config) (mcmc.Kernel, error) {
+	NoiseAware: {private: true, doc: "private releases of noisy sufficient statistics (regression models: the score and Fisher information along a few expansion points; gaussian and banana with every data column bounded: one release of the clipped column sums; Gaussian mechanism), then independent draws from the posterior that accounts for the release noise", buildPrivate: func(m model.Model, s Settings, c *Config) (mcmc.Kernel, error) {
 		return newNoiseAwareKernel(m, c)
 	}},
-	"hybrid": {private: true, doc: "hybrid (Wang et al. 2015 Alg. 3): a one-posterior-sample start with a budget share, then DP-SGLD", buildPrivate: func(m model.Model, s Settings, c *Config) (mcmc.Kernel, error) {
+	"hybrid": {private: true, doc: "Wang et al. 2015 Alg. 3: a one-posterior-sample start with a budget share, then DP-SGLD", buildPrivate: func(m model.Model, s Settings, c *Config) (mcmc.Kernel, error) {
 		return mcmc.NewHybrid(m, hybridConfig(c, m.N(), m))
 	}},
 }

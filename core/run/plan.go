@@ -193,9 +193,37 @@ func resolve(cfg *Config, m model.Model, n, d int) (*Config, *Plan, error) {
 	if err == nil {
 		if ig := IgnoredSettings(cfg); len(ig) > 0 {
 			p.Notes = append(p.Notes, IgnoredNote(cfg.Algorithm, ig))
+			// The plan states the settings that act: an ignored --tau
+			// printed as "noise τ = 1" beside noise-aware's own noise.
+			p.Settings = withoutSettings(p.Settings, ig)
 		}
 	}
 	return c, p, err
+}
+
+// withoutSettings returns s with the settings of the given JSON names
+// zeroed (unset).
+func withoutSettings(s Settings, names []string) Settings {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return s
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return s
+	}
+	for _, k := range names {
+		delete(m, k)
+	}
+	b, err = json.Marshal(m)
+	if err != nil {
+		return s
+	}
+	var out Settings
+	if json.Unmarshal(b, &out) != nil {
+		return s
+	}
+	return out
 }
 
 func resolvePlan(cfg *Config, m model.Model, n, d int) (*Config, *Plan, error) {

@@ -459,6 +459,16 @@ func NewReport(cfg *Config, n, d int, iterations []int, cancelled bool) (*Privac
 		}
 		r.Notes = append(r.Notes, "clip bounds are public (typed by the user or derived from the public column bounds); each row's contribution is clipped so its influence is bounded whatever its values")
 	}
+	if cfg.Init.Kind == "values" && len(cfg.Init.Values) > 0 && cfg.Algorithm != NoiseAware {
+		// Typed starting values are an input like a bound: public only if
+		// they come from outside these data (a review pasted in a
+		// non-private fit's means, and nothing said so).
+		vals := make([]string, len(cfg.Init.Values))
+		for i, v := range cfg.Init.Values {
+			vals[i] = fmtFloat(v)
+		}
+		r.Notes = append(r.Notes, InitValuesNote(strings.Join(vals, ", ")))
+	}
 	if sd, given, linear := LinearNoiseSD(cfg); given && linear {
 		r.Notes = append(r.Notes, LinearNoiseSDNote(sd))
 	}
@@ -507,6 +517,12 @@ func releasesText(r *PrivacyReport) string {
 }
 
 // ScaledNote is the report's note on a run whose model samples the
+// InitValuesNote is the report's note on typed initial values (--init
+// values): declared public, as the bounds are.
+func InitValuesNote(values string) string {
+	return "initial values " + values + " (the user's units), typed by the analyst and declared public: chosen from outside these data (e.g. the literature), not from a fit to them; the first draws of every chain start there"
+}
+
 // coefficients of the predictors scaled by their public bounds
 // (model.Scaling).
 const ScaledNote = "parameterization: the chains sample the coefficients of the predictors scaled to [-1, 1] by their public bounds (x̃ = (x − centre)/half-range); the draws are reported in the user's units by the back-transform slope = β/half-range, intercept = β₀ − Σ β·centre/half-range, which is post-processing; the clip, step and box settings are on the scaled space"

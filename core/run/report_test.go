@@ -277,3 +277,31 @@ func TestBarkerReportNamesGridRounding(t *testing.T) {
 		t.Errorf("dp-barker-full notes name a rounding it does not make: %q", r.Notes)
 	}
 }
+
+// Typed initial values of a private run are listed in its report as
+// declared public (a review pasted a non-private fit's means and nothing
+// said they had to be public); noise-aware, which has no chain to start,
+// does not list them.
+func TestReportListsTypedInitialValues(t *testing.T) {
+	for _, c := range []struct {
+		alg  string
+		want bool
+	}{{"dp-penalty", true}, {NoiseAware, false}} {
+		cfg := &Config{Model: model.Spec{Model: "logistic", Outcome: "y", Predictors: []string{"x"}},
+			Data:      DataSpec{Bounds: map[string][2]float64{"x": {-1, 1}}},
+			Algorithm: c.alg, Chains: 1, Warmup: 10, Draws: 10,
+			Init:    Init{Kind: "values", Values: []float64{-1.5, 0.25}},
+			Privacy: &Budget{Epsilon: 3, Delta: 1e-5}}
+		if c.alg == "dp-penalty" {
+			cfg.Settings = Settings{Tau: 2, Clip: 1.5, Step: 0.1}
+		}
+		r, err := NewReport(cfg, 100, 2, []int{20}, false)
+		if err != nil {
+			t.Fatalf("%s: %v", c.alg, err)
+		}
+		got := slices.Contains(r.Notes, InitValuesNote("-1.5, 0.25"))
+		if got != c.want {
+			t.Errorf("%s: notes %q", c.alg, r.Notes)
+		}
+	}
+}

@@ -102,6 +102,11 @@ func TestIgnoredSettingsChangeNothing(t *testing.T) {
 			if len(notes) == len(p1.Plan.Notes) {
 				t.Errorf("%s with %s: plan notes %v lack %q", alg, k, p1.Plan.Notes, want)
 			}
+			// The plan states only the settings that act (a review read
+			// noise-aware's plan as "noise τ = 1" for an ignored --tau).
+			if g, w := string(must(json.Marshal(p1.Plan.Settings))), string(must(json.Marshal(p0.Plan.Settings))); g != w {
+				t.Errorf("%s with %s: the plan's settings %s, without it %s", alg, k, g, w)
+			}
 		}
 	}
 }

@@ -53,6 +53,11 @@ export class App {
     input.addEventListener('change', () => {
       if (input.files[0]) this.loadFile(input.files[0], false);
     });
+    // Choosing the same file again (fixed on disk, or after the demo) must
+    // read it again: the browser fires no change for an unchanged value.
+    input.addEventListener('click', () => {
+      input.value = '';
+    });
     const drop = $('dropzone');
     drop.addEventListener('dragover', (e) => {
       e.preventDefault();
@@ -93,6 +98,13 @@ export class App {
         this.update();
       });
     }
+    // A count's fixed lower bound 0 carries over to a number LO…HI (a
+    // review switched Poisson to linear and found LO empty). Registered
+    // before update() runs: dataset.shown is the declaration last rendered.
+    $('model-select').addEventListener('input', () => {
+      const b = this.bounds[$('outcome-select').value];
+      if ($('model-select').dataset.shown === 'poisson' && $('model-select').value === 'linear' && b?.lo === '') b.lo = DECLARATIONS.poisson.fixed.lo;
+    });
     for (const id of ['model-select', 'noise-sd-input', 'prior-input', 'epsilon-input', 'delta-input', 'chains-input', 'warmup-input', 'draws-input', 'seed-input', 'temper-input', 'scale-select', 'init-select', 'init-share-input']) {
       $(id).addEventListener('input', () => this.update());
     }
@@ -150,7 +162,15 @@ export class App {
   }
 
   async loadFile(file, demo, inspected = null) {
+    if (this.run?.active) {
+      // The results of the run would appear under the new file's name.
+      this.showError(`A run is in progress: cancel it (step 6) or let it finish before loading ${demo ? 'the demo' : file.name}.`);
+      return;
+    }
     this.showError('');
+    // The file control names the file in use, or nothing (the demo, a
+    // dropped file).
+    if (demo || $('csv-input').files?.[0] !== file) $('csv-input').value = '';
     if (file.size > MAX_MB * 1024 * 1024) {
       this.showError(`${file.name} is ${(file.size / 1e6).toFixed(0)} MB; this page accepts files up to ${MAX_MB} MB. Use the dpmcmc command-line tool for larger data.`);
       return;
@@ -294,6 +314,7 @@ export class App {
   /** Shows the declaration's inputs and help, and the local check. */
   renderDeclaration() {
     const outcome = $('outcome-select').value;
+    $('model-select').dataset.shown = this.family();
     const d = DECLARATIONS[this.family()];
     const b = this.boundOf(outcome);
     $('outcome-lo-box').hidden = !d || 'lo' in d.fixed;
@@ -775,7 +796,10 @@ export class App {
     // The budget allows convergence only for predictors spread over their
     // whole public ranges: for typical data the chains will probably not.
     const probablyNot = fc?.will_mix === true && fc.will_mix_typical === false;
-    $('run-forecast-warning').hidden = !(wontMix || probablyNot) || active;
+    // noise-aware mixes at any ε, but its preview can say the release will
+    // tell nothing a clinician can act on.
+    const weak = fc?.will_mix === true && fc.weak_release === true;
+    $('run-forecast-warning').hidden = !(wontMix || probablyNot || weak) || active;
     const better = this.recommended && this.recommended !== p?.plan?.algorithm ? `The recommended sampler, ${this.recommended}, does not have this limit (step 5); ` : '';
     // The remedy: after the recommended sampler's clause, or as a sentence.
     const remedy = (text) => (better ? better + text : text[0].toUpperCase() + text.slice(1));
@@ -787,6 +811,8 @@ export class App {
       warning = `Before you run: the forecast (step 4) says ${fc.text}. This run would spend ε = ${spend} on draws that cannot be shown to be a posterior sample.`;
     } else if (wontMix) {
       warning = `Before you run: the forecast (step 4) says these chains cannot converge, so this run would spend ε = ${spend} on draws that are not a posterior sample. ${remedy('the forecast names the ε at which they could.')}`;
+    } else if (weak) {
+      warning = `Before you run: the forecast (step 4) says that at this budget the 95% intervals will not tell the direction even of a strong effect, so this run would spend ε = ${spend} on a posterior close to the prior. The forecast names the remedies (a larger ε, more rows, fewer predictors).`;
     } else if (probablyNot) {
       warning = `Before you run: the forecast (step 4) says these chains can converge only if the predictors spread over most of their public ranges; for typical data they will probably not, and this run would then spend ε = ${spend} on draws that are not a posterior sample. ${remedy('the forecast names the ε that typical data would need.')}`;
     }
