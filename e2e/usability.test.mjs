@@ -28,7 +28,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Harness, root, DESKTOP, assertClean, setRun, runToEnd, downloads, summaryRows } from './helpers.mjs';
+import { Harness, root, DESKTOP, assertClean, setRun, runToEnd, readyToRun, downloads, summaryRows } from './helpers.mjs';
 
 const site = process.env.DPMCMC_SITE_TESTKEY ?? path.join(root, 'build', 'site-testkey');
 const cliTestkey = process.env.DPMCMC_BIN_TESTKEY ?? path.join(root, 'bin', 'dpmcmc-testkey');
@@ -419,6 +419,50 @@ test('a converged private run that determines no direction says so in its verdic
     // warning colour's meaning).
     assert.equal(await page.getByTestId('run-announce').textContent(), "Run finished. Converged. But no predictor's direction is determined: at this budget and number of rows the intervals are too wide to act on. See step 7, Results.");
     assert.match(await page.getByTestId('direction-note').textContent(), /not determined for any predictor/);
+    await assertClean(page, rec);
+  } finally {
+    await context.close();
+  }
+});
+
+test('noise-aware\'s weak-release forecast is repeated beside Run; a file cannot be loaded during a run; a file chosen after the demo is read', { timeout: 180000 }, async () => {
+  const { context, page, rec } = await h.open(DESKTOP);
+  try {
+    await page.waitForFunction(() => document.querySelector('[data-testid="file-info"]').textContent.includes('2,000 rows'));
+    assert.equal(await page.getByTestId('algorithm-select').inputValue(), 'noise-aware');
+    const warning = page.getByTestId('run-forecast-warning');
+    // At ε = 0.05 the preview says the release will not tell a direction.
+    await page.getByTestId('epsilon-input').fill('0.05');
+    await warning.waitFor({ state: 'visible', timeout: 60000 });
+    assert.match(await warning.textContent(), /^Before you run: the forecast \(step 4\) says that at this budget the 95% intervals will not tell the direction even of a strong effect, so this run would spend ε = 0\.05 on a posterior close to the prior\./);
+    assert.match(await page.getByTestId('forecast').textContent(), /At this budget the 95% intervals will not tell the direction/);
+    await readyToRun(page);
+    await page.getByTestId('epsilon-input').fill('2');
+    await page.waitForFunction(() => document.querySelector('[data-testid="run-forecast-warning"]').hidden, null, { timeout: 60000 });
+
+    // A long run: loading the demo again while it runs is refused, and the
+    // run goes on.
+    await setRun(page, { chains: 2, draws: 2000000 });
+    await readyToRun(page, 60000);
+    await page.getByTestId('run-button').click();
+    await page.waitForSelector('[data-testid="progress"][data-state="running"]', { timeout: 20000 });
+    await page.getByTestId('demo-button').click();
+    await page.waitForFunction(() => /^A run is in progress: cancel it \(step 6\) or let it finish before loading the demo\.$/.test(document.querySelector('[data-testid="error"]').textContent), null, { timeout: 10000 });
+    assert.equal(await page.getByTestId('progress').getAttribute('data-state'), 'running');
+    await page.getByTestId('cancel-button').click();
+    await page.waitForSelector('[data-testid="progress"]:is([data-state="done"],[data-state="cancelled"])', { timeout: 60000 });
+
+    // A file, then the demo, then the file again: each is read, and the
+    // file control holds no stale file after the demo.
+    const file = path.join(tmp, 'reselect.csv');
+    writeFileSync(file, 'x,y\n' + Array.from({ length: 60 }, (_, i) => `${(i % 7) - 3},${i % 2}`).join('\n') + '\n');
+    await page.getByTestId('csv-input').setInputFiles(file);
+    await page.waitForFunction(() => document.querySelector('[data-testid="file-info"]').textContent.includes('reselect.csv'), null, { timeout: 20000 });
+    await page.getByTestId('demo-button').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="file-info"]').textContent.includes('2,000 rows'), null, { timeout: 20000 });
+    assert.equal(await page.getByTestId('csv-input').evaluate((i) => i.files.length), 0);
+    await page.getByTestId('csv-input').setInputFiles(file);
+    await page.waitForFunction(() => document.querySelector('[data-testid="file-info"]').textContent.includes('reselect.csv'), null, { timeout: 20000 });
     await assertClean(page, rec);
   } finally {
     await context.close();
