@@ -580,6 +580,13 @@ func TestNoiseAwareForecastPreview(t *testing.T) {
 	if !(eps > 3) || !strings.Contains(clinical.Text, "raise ε (to at least about "+report.Up(eps, 2)) {
 		t.Errorf("n = 768: ε to be informative %v: %s", eps, clinical.Text)
 	}
+	// The same n and predictors at another budget name the same ε (a page
+	// review saw "about 15" at ε = 0.1 and "about 14" at ε = 3).
+	for _, other := range []float64{0.1, 0.5 * eps} {
+		if got := plan("logistic", 768, 9, other, nil).Forecast.EpsilonInformative; got != eps {
+			t.Errorf("n = 768: at ε = %.3g the named ε is %v, at ε = 3 %v", other, got, eps)
+		}
+	}
 	if above := plan("logistic", 768, 9, 1.1*eps, nil).Forecast; strings.Contains(above.Text, warning) || above.EpsilonInformative != 0 {
 		t.Errorf("n = 768, ε = %.3g: still warns: %s", 1.1*eps, above.Text)
 	}

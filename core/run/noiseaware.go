@@ -178,8 +178,13 @@ func planNoiseAwareDraws(c *Config, p *Plan) {
 
 // informativeEpsilon is the smallest ε (at the budget's δ, the same n, d
 // and model) at which the preview stops warning (weakAtQuarter), by
-// bisection on log ε over (ε, MaxInformativeEpsilon]; 0 when even that
-// does not suffice. Public inputs only, like the preview.
+// bisection on log ε over the fixed bracket [MinInformativeEpsilon,
+// MaxInformativeEpsilon] (10 halvings: within 1.4% above the threshold);
+// 0 when even the largest does not suffice. The bracket does not depend on
+// the budget's ε, so neither does the answer (a page review saw "about 15"
+// at ε = 0.1 and "about 14" at ε = 3 for the same data): midpoints at or
+// below the budget's ε, where the caller found the preview weak, are
+// taken as weak without a preview. Public inputs only, like the preview.
 func informativeEpsilon(c *Config, m model.Model, n, d int) float64 {
 	weak := func(eps float64) bool {
 		c2, b := *c, *c.Privacy
@@ -187,13 +192,14 @@ func informativeEpsilon(c *Config, m model.Model, n, d int) float64 {
 		s, err := noiseAwareSpec(&c2, m, n, d)
 		return err != nil || weakSpec(s, n)
 	}
-	lo, hi := math.Log(c.Privacy.Epsilon), math.Log(MaxInformativeEpsilon)
+	lo, hi := math.Log(MinInformativeEpsilon), math.Log(MaxInformativeEpsilon)
 	if weak(MaxInformativeEpsilon) {
 		return 0
 	}
-	for range 7 { // a bracket of ln(1000/ε)/128: under 5% of ε
+	known := math.Log(c.Privacy.Epsilon)
+	for range 10 {
 		mid := (lo + hi) / 2
-		if weak(math.Exp(mid)) {
+		if mid <= known || weak(math.Exp(mid)) {
 			lo = mid
 		} else {
 			hi = mid
@@ -201,6 +207,9 @@ func informativeEpsilon(c *Config, m model.Model, n, d int) float64 {
 	}
 	return math.Exp(hi)
 }
+
+// MinInformativeEpsilon is the lower end of informativeEpsilon's bracket.
+const MinInformativeEpsilon = 1e-3
 
 // informativePredictors is the largest number of predictors k, below the
 // spec's, with which the preview at the same n, ε and δ stops warning
