@@ -374,20 +374,8 @@ func TestReleaseSensitivityNeverExceeded(t *testing.T) {
 		}
 		return p
 	}
-	// diff is the change of (S, M) when the one row (x0, y0) is replaced
-	// by (x1, y1): the other rows' terms cancel exactly (integer sums).
 	diff := func(p *Plan, family string, intercept bool, theta, x0 []float64, y0 float64, x1 []float64, y1 float64) (dS, dM float64) {
-		d := len(x0)
-		stats := func(x []float64, y float64) ([]float64, []float64) {
-			rd := model.RegressionData{Family: family, X: x, Y: []float64{y}, N: 1, D: d, Intercept: intercept}
-			return p.statistics(&rd, theta)
-		}
-		S0, M0 := stats(x0, y0)
-		S1, M1 := stats(x1, y1)
-		for i := range M0 {
-			M0[i] -= M1[i]
-		}
-		return diffNorm(S0, S1), frob(M0)
+		return neighbourDiff(p, family, intercept, 0, nil, theta, x0, y0, x1, y1)
 	}
 	row := func(d int, intercept bool) []float64 {
 		x := make([]float64, d)
@@ -513,17 +501,7 @@ func TestWhitenedSensitivityNeverExceeded(t *testing.T) {
 		return designCoordsOf(n, M1, d, p.Blocks[1].Std, w0, p.ClipRadius)
 	}
 	diff := func(p *Plan, family string, dc *designCoords, theta, x0 []float64, y0 float64, x1 []float64, y1 float64) (dS, dM float64) {
-		d := len(x0)
-		stats := func(x []float64, y float64) ([]float64, []float64) {
-			rd := model.RegressionData{Family: family, X: x, Y: []float64{y}, N: 1, D: d, Intercept: true}
-			return p.statisticsIn(&rd, theta, 1, dc)
-		}
-		S0, M0 := stats(x0, y0)
-		S1, M1 := stats(x1, y1)
-		for i := range M0 {
-			M0[i] -= M1[i]
-		}
-		return diffNorm(S0, S1), frob(M0)
+		return neighbourDiff(p, family, true, 1, dc, theta, x0, y0, x1, y1)
 	}
 	row := func(d int) []float64 {
 		x := make([]float64, d)
@@ -578,4 +556,22 @@ func TestWhitenedSensitivityNeverExceeded(t *testing.T) {
 	if math.Abs(dM-want) > 1e-6*want || dM > p.Blocks[3].Sensitivity {
 		t.Errorf("information neighbours in the design-adapted coordinates differ by %.9g, want %.9g (accounted %.9g)", dM, want, p.Blocks[3].Sensitivity)
 	}
+}
+
+// neighbourDiff is the change of release r's (S, M) at theta (in the
+// design-adapted coordinates dc; nil: the box) when the one row (x0, y0)
+// is replaced by (x1, y1): the other rows' terms cancel exactly (integer
+// sums), so one-row datasets give it.
+func neighbourDiff(p *Plan, family string, intercept bool, r int, dc *designCoords, theta, x0 []float64, y0 float64, x1 []float64, y1 float64) (dS, dM float64) {
+	d := len(x0)
+	stats := func(x []float64, y float64) ([]float64, []float64) {
+		rd := model.RegressionData{Family: family, X: x, Y: []float64{y}, N: 1, D: d, Intercept: intercept}
+		return p.statisticsIn(&rd, theta, r, dc)
+	}
+	S0, M0 := stats(x0, y0)
+	S1, M1 := stats(x1, y1)
+	for i := range M0 {
+		M0[i] -= M1[i]
+	}
+	return diffNorm(S0, S1), frob(M0)
 }
