@@ -154,6 +154,116 @@ func TestAuditNoiseAwareNewtonPath(t *testing.T) {
 	}
 }
 
+// The noise-aware release in design-adapted coordinates (Spec.Whiten,
+// core/noiseaware/whiten.go) audited as a black box: Poisson regression
+// (outcome bound [0, 1], so the weight is w = min(e^η, 1) and stays 1 near
+// the expansion point), two releases: the first in the box at θ = 0, the
+// second at the log-linear start in coordinates derived from the first,
+// u = (1, Ĉ^{−1/2}(x̃ − m̂)) with |u_1| shrunk to C. The other n − 1 rows
+// sit at x = ±0.05, far inside what the first release resolves, so Ĉ is
+// near its floor and the differing row, at x = 1 in D and x = 0 in D′
+// (y = 1 in both), reaches the shrink radius in the second release. The
+// attacker knows D, and sees the expansion point and the coordinates
+// (Release.RowCoords: post-processing of the first release). The
+// statistic is the Gaussian log-likelihood ratio of the second release's
+// information block, ⟨v − k − Δ/2, Δ⟩ with v = (M̃_00, √2·M̃_01, M̃_11), k
+// the other rows' known part and Δ the differing rows' difference. It
+// reads blocks 0, 1 and 3, so the claim is their μ (adaptive composition;
+// block 2, the second score, is not read). The seeded bug accounts the
+// box's row norm d = 2 for the design-adapted release instead of
+// 1 + C² = 7.66 (its noise std × 2/7.66), the mistake
+// TestWhitenedSensitivityNeverExceeded checks deterministically.
+// Measured (400,000 trials): correct ε_lb 0.90 against the claim 3.01; the
+// bug 4.11.
+func TestAuditNoiseAwareDesignCoords(t *testing.T) {
+	const delta, n, spread = 1e-5, 200, 0.05
+	build := func(t *testing.T, x float64) model.Model {
+		data := []float64{x, 1}
+		for i := 1; i < n; i++ {
+			data = append(data, spread*float64(1-2*(i%2)), 1)
+		}
+		tab := &dataset.Table{Names: []string{"x", "y"}, Rows: n, Data: data}
+		if _, err := tab.ApplyBounds(map[string]dataset.Bound{"x": {Lo: -1, Hi: 1}, "y": {Lo: 0, Hi: 1}}); err != nil {
+			t.Fatal(err)
+		}
+		m, err := model.Build(model.Spec{Model: "poisson", Outcome: "y", Predictors: []string{"x"}}, tab)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	pair := [2]model.Model{build(t, 1), build(t, 0)}
+	spec := noiseaware.Spec{Family: "poisson", N: n, D: 2, Intercept: true,
+		XRanges: []model.Interval{{Lo: 1, Hi: 1}, {Lo: -1, Hi: 1}}, YRange: model.Interval{Lo: 0, Hi: 1}, Mu: 1, Releases: 2, Whiten: true}
+	stat := Statistic{Name: "⟨M̃_2 − known − Δ/2, Δ⟩", F: func(o []float64) float64 { return o[0] }}
+	w := func(eta float64) float64 { return math.Min(math.Exp(eta), 1) }
+	for _, c := range []struct {
+		variant string
+		broken  bool
+	}{{"correct", false}, {"box-norm-accounted", true}} {
+		t.Run(c.variant, func(t *testing.T) {
+			p, err := noiseaware.NewPlan(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !(p.ClipRadius > 0) {
+				t.Fatal("the plan does not use the design-adapted coordinates")
+			}
+			// The statistic reads the first release and the second's M:
+			// the claim is their μ (blocks 0, 1 and 3).
+			mu := math.Sqrt(p.Blocks[0].Mu*p.Blocks[0].Mu + p.Blocks[1].Mu*p.Blocks[1].Mu + p.Blocks[3].Mu*p.Blocks[3].Mu)
+			claim, err := privacy.TightGaussian{Mu: mu}.Epsilon(delta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.broken {
+				// The box's row norm d = 2 accounted for the
+				// design-adapted release (1 + C² = 7.66).
+				p.Blocks[3].Std *= 2 / (1 + p.ClipRadius*p.ClipRadius)
+			}
+			rel, err := noiseaware.Run(p, pair[0], rand.New(rand.NewPCG(1, 2)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			u := rel.RowCoords(1, []float64{1, 1})
+			t.Logf("C = %.3f; the differing row's u in the second release (one run): %.3g, theta %.3g", p.ClipRadius, u, rel.Theta[1])
+			m := func(nb int, noise *rand.Rand) ([]float64, error) {
+				rel, err := noiseaware.Run(p, pair[nb], noise)
+				if err != nil {
+					return nil, err
+				}
+				// The second release's M as released (M_00, √2·M_01,
+				// M_11), less the part the attacker knows (the other n − 1
+				// rows, in the coordinates and at the point it sees), and
+				// the differing row's part Δ in D: the Gaussian
+				// log-likelihood ratio of D against D′ is ⟨v − Δ/2, Δ⟩/σ².
+				th := rel.Theta[1]
+				var v, dlt [3]float64
+				v[0], v[1], v[2] = rel.M[1][0], math.Sqrt2*rel.M[1][1], rel.M[1][3]
+				add := func(out *[3]float64, x, k float64) {
+					u := rel.RowCoords(1, []float64{1, x})
+					wu := k * w(th[0]+th[1]*x)
+					out[0] += wu * u[0] * u[0]
+					out[1] += wu * math.Sqrt2 * u[0] * u[1]
+					out[2] += wu * u[1] * u[1]
+				}
+				var known [3]float64
+				add(&known, spread, float64((n-1)/2))      // even i
+				add(&known, -spread, float64(n-(n-1)/2-1)) // odd i
+				add(&dlt, 1, 1)
+				add(&dlt, 0, -1)
+				s := 0.0
+				for j := range v {
+					s += (v[j] - known[j] - dlt[j]/2) * dlt[j]
+				}
+				return []float64{s}, nil
+			}
+			runAudit(t, auditCase{kernel: "noise-aware (design-adapted coordinates)", variant: c.variant, mech: m, claim: claim, delta: delta,
+				stats: []Statistic{stat}, broken: c.broken, trials: 400000})
+		})
+	}
+}
+
 // The mean-statistic noise-aware release (the gaussian and banana models:
 // one Gaussian release of the clipped column sums scaled by their bounds'
 // half-widths, noiseaware.MeanKernel), on neighbours that attain its

@@ -274,6 +274,20 @@ func (rel *Release) designCoords() *designCoords {
 	return designCoordsOf(rel.N, rel.M[0], rel.D, p.Blocks[1].Std, w0, p.ClipRadius)
 }
 
+// RowCoords returns the coordinates in which release r (0-based) sums the
+// scaled design row x̃ (x̃[0] = 1 with an intercept): x̃ itself in the box,
+// u = A·x̃ with u_{1:} shrunk to norm at most C in the design-adapted
+// coordinates (whiten.go). The coordinates come from the first release, so
+// this is post-processing: the privacy audit uses it to find how one row
+// moves a release.
+func (rel *Release) RowCoords(r int, x []float64) []float64 {
+	out := append([]float64(nil), x...)
+	if rel.Plan != nil && rel.Plan.whitened(r) {
+		rel.designCoords().row(x, out)
+	}
+	return out
+}
+
 // NewtonDamping is κ of the Newton steps' Levenberg–Marquardt term
 // λ = κ·σ_M·√d (see newtonStep). The released M̃ carries symmetric noise of
 // spectral norm about σ_M·√(2d); in directions where the information is
