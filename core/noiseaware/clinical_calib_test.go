@@ -278,3 +278,91 @@ func TestWhitenedClinicalDesign(t *testing.T) {
 		t.Errorf("design-adapted prior-predictive coverage %.3f outside 0.80–0.95", pp)
 	}
 }
+
+// Spec.AdaptCoords chooses the coordinates of the later releases from the
+// first release: on the clinical design (off-centre predictors with a third
+// of their half-ranges as sd) the design-adapted ones, and the release is
+// then the one Spec.Whiten makes with the same noise (the term bounds and
+// quanta of the statistics follow the plan in force: with the box's, the
+// design-adapted terms were clamped at 1 and the path differed); on
+// predictors spread uniformly over their bounds (the Poisson calibration
+// design) the box, and the release is the box plan's. A second kernel
+// adopting the adaptive release recomputes the same choice and draws the
+// same posterior.
+func TestAdaptCoordsFollowsDesign(t *testing.T) {
+	same := func(a, b *Release) bool {
+		for r := range a.S {
+			if !slices.Equal(a.Theta[r], b.Theta[r]) || !slices.Equal(a.S[r], b.S[r]) || !slices.Equal(a.M[r], b.M[r]) {
+				return false
+			}
+		}
+		return slices.Equal(a.NoiseStd, b.NoiseStd)
+	}
+	run := func(m model.Model, spec Spec) *Release {
+		t.Helper()
+		p, err := NewPlan(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, err := Run(p, m, rand.New(rand.NewPCG(3, 3)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rel
+	}
+	tab := clinicalDesign(768, rand.New(rand.NewPCG(1, 1)))
+	simulateClinical(tab, clinicalEffects, rand.New(rand.NewPCG(2, 1)))
+	clin := clinicalModel(t, tab)
+	spec := specFor(t, clin, 8, 1e-5)
+	spec.Releases, spec.AdaptCoords = 6, true
+	adapt := run(clin, spec)
+	spec.AdaptCoords, spec.Whiten = false, true
+	forced := run(clin, spec)
+	if adapt.Plan.ClipRadius == 0 || !same(adapt, forced) {
+		t.Errorf("clinical design: the adaptive release (radius %v) differs from the design-adapted one", adapt.Plan.ClipRadius)
+	}
+
+	unif := synthDesign(2000, []float64{0.3, 0.02, -0.1}, rand.New(rand.NewPCG(4, 1)), func(eta float64, r *rand.Rand) float64 { return poissonDraw(math.Exp(eta), r) })
+	if _, err := unif.ApplyBounds(map[string]dataset.Bound{"age": {Lo: 18, Hi: 90}, "dose": {Lo: 0, Hi: 10}, "y": {Lo: 0, Hi: 20}}); err != nil {
+		t.Fatal(err)
+	}
+	pois, err := model.Build(model.Spec{Model: "poisson", Outcome: "y", Predictors: []string{"age", "dose"}}, unif)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec = specFor(t, pois, 1, 1e-5)
+	spec.AdaptCoords = true
+	adaptBox := run(pois, spec)
+	spec.AdaptCoords = false
+	box := run(pois, spec)
+	if adaptBox.Plan.ClipRadius != 0 || !same(adaptBox, box) {
+		t.Errorf("uniform design: the adaptive release (radius %v) differs from the box's", adaptBox.Plan.ClipRadius)
+	}
+
+	spec = specFor(t, clin, 8, 1e-5)
+	spec.Releases, spec.AdaptCoords = 6, true
+	p, err := NewPlan(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k1, err := NewKernel(clin, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := k1.Release(rand.New(rand.NewPCG(5, 5))); err != nil {
+		t.Fatal(err)
+	}
+	k2, err := NewKernel(clin, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := k2.Adopt(k1.Released()); err != nil {
+		t.Fatalf("adopting the adaptive release: %v", err)
+	}
+	a, b := make([]float64, 5), make([]float64, 5)
+	k1.post.DrawScaled(rand.New(rand.NewPCG(6, 6)), a)
+	k2.post.DrawScaled(rand.New(rand.NewPCG(6, 6)), b)
+	if !slices.Equal(a, b) || k2.post.rel.Plan.ClipRadius == 0 {
+		t.Errorf("the adopting kernel draws %v, the releasing one %v", b, a)
+	}
+}

@@ -73,7 +73,8 @@
 //
 // With Spec.Whiten the releases after the first are made in coordinates
 // adapted to the design, derived from the first release (whiten.go;
-// measured, not yet the default).
+// measured, not yet the default); with Spec.AdaptCoords the first release
+// decides whether they are (Plan.preferDesign).
 //
 // Approximations, stated in words in the privacy report: the GLM
 // log-likelihood is replaced by its quadratic expansion at the last

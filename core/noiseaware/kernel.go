@@ -67,9 +67,6 @@ func (k *Kernel) Adopt(rel *Release) error {
 	if rel.Family != k.rd.Family || rel.D != d {
 		return fmt.Errorf("noise-aware: the release is for %s with d = %d, this run is %s with d = %d", rel.Family, rel.D, k.rd.Family, d)
 	}
-	if err := rel.checkOrigin(k.rd.N, k.plan.noiseStds()); err != nil {
-		return err
-	}
 	if len(rel.Theta) != R || len(rel.S) != R || len(rel.M) != R {
 		return fmt.Errorf("noise-aware: the release has %d/%d/%d expansion points, scores, information matrices; the plan makes %d", len(rel.Theta), len(rel.S), len(rel.M), R)
 	}
@@ -97,7 +94,16 @@ func (k *Kernel) Adopt(rel *Release) error {
 			return errors.New("noise-aware: the first expansion point of a release is θ = 0")
 		}
 	}
-	rel.Plan = k.plan
+	// The coordinates of the later releases follow from the first release
+	// (Spec.AdaptCoords): recomputed here, never taken from the sender.
+	plan := k.plan
+	if rel.N == k.rd.N && plan.preferDesign(rel) {
+		plan = plan.design
+	}
+	if err := rel.checkOrigin(k.rd.N, plan.noiseStds()); err != nil {
+		return err
+	}
+	rel.Plan = plan
 	k.post = NewPosterior(rel)
 	return nil
 }

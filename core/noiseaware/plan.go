@@ -70,6 +70,11 @@ type Spec struct {
 	// logistic and Poisson regression with an intercept, at least one
 	// predictor and R ≥ 2; ignored otherwise.
 	Whiten bool
+	// AdaptCoords chooses, after the first release and from it alone
+	// (post-processing), between the box and the design-adapted
+	// coordinates for the later releases (Plan.preferDesign); the same
+	// models as Whiten, which forces the design-adapted ones.
+	AdaptCoords bool
 }
 
 // Block is one Gaussian release: its L2 sensitivity (replace one row, with
@@ -103,6 +108,12 @@ type Plan struct {
 	// ClipRadius is C of the design-adapted coordinates of the releases
 	// after the first (Spec.Whiten, whiten.go); 0 when they are not used.
 	ClipRadius float64 `json:"clip_radius,omitempty"`
+	// design is the plan of the same spec in the design-adapted
+	// coordinates when Spec.AdaptCoords leaves the choice to the first
+	// release (nil otherwise). Its blocks spend the same μ as these; only
+	// the sensitivities, and so the noise, of the releases after the first
+	// differ.
+	design *Plan
 }
 
 // whitened reports whether release r (0-based) is made in the
@@ -308,7 +319,45 @@ func NewPlan(s Spec) (*Plan, error) {
 	if p.Mu > s.Mu*(1+1e-9) {
 		return nil, fmt.Errorf("noise-aware: internal error: planned μ %v exceeds the budget %v", p.Mu, s.Mu)
 	}
+	if s.AdaptCoords && !s.Whiten && s.Intercept && d >= 2 && R >= 2 && (s.Family == "logistic" || s.Family == "poisson") {
+		ds := s
+		ds.Whiten, ds.AdaptCoords = true, false
+		design, err := NewPlan(ds)
+		if err != nil {
+			return nil, err
+		}
+		p.design = design
+	}
 	return p, nil
+}
+
+// DesignCoordsGain is κ of the choice between the box and the
+// design-adapted coordinates (Spec.AdaptCoords): the later releases use the
+// design-adapted ones when the smallest eigenvalue of the design covariance
+// Ĉ estimated from the first release is below κ·d/(1 + C²). In the box, a
+// direction of the predictors with variance λ carries information n·w̄·λ
+// against noise that scales with the rows' norm bound d; in the
+// design-adapted coordinates every direction carries n·w̄ against noise
+// scaled by 1 + C². The expected break-even is κ = 1; κ < 1 keeps the box
+// for designs that fill it (docs/SAMPLERS.md "Design-adapted coordinates").
+const DesignCoordsGain = 0.5
+
+// preferDesign reports whether the releases after the first use the
+// design-adapted coordinates: the first release's Ĉ (designCovariance,
+// post-processing) has an eigenvalue below DesignCoordsGain·d/(1 + C²).
+func (p *Plan) preferDesign(rel *Release) bool {
+	if p.design == nil || len(rel.M) == 0 {
+		return false
+	}
+	_, _, vals := designCovariance(rel.N, rel.M[0], rel.D, p.Blocks[1].Std, firstWeight(rel.Family, p.Cap))
+	c2 := p.design.ClipRadius * p.design.ClipRadius
+	limit := DesignCoordsGain * float64(rel.D) / (1 + c2)
+	for _, v := range vals {
+		if v < limit {
+			return true
+		}
+	}
+	return false
 }
 
 // termBound bounds |t·x_j| and |w·x_j x_k| at release r (a power of two is

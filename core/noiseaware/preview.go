@@ -289,7 +289,7 @@ func (p *Plan) previewRatio(family string, n int, intercept bool, f, meanCount f
 		// statistics are mapped by A (S_u = A·S, M_u = A·M·Aᵀ): exact for
 		// rows within the radius C, which all but about one in a thousand
 		// of this Gaussian design are.
-		stats := func(theta []float64, _ int, dc *designCoords) (S, M []float64) {
+		stats := func(_ *Plan, theta []float64, _ int, dc *designCoords) (S, M []float64) {
 			S, M = boxStats(theta)
 			if dc != nil {
 				dc.transformStats(S, M)

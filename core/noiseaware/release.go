@@ -218,22 +218,31 @@ func Run(p *Plan, m model.Model, noise *rand.Rand) (*Release, error) {
 	if rd.D != len(p.Centre) {
 		return nil, fmt.Errorf("noise-aware: the plan has %d coefficients, the model %d", len(p.Centre), rd.D)
 	}
-	stats := func(theta []float64, r int, dc *designCoords) (S, M []float64) {
-		return p.statisticsIn(&rd, theta, r, dc)
+	stats := func(pl *Plan, theta []float64, r int, dc *designCoords) (S, M []float64) {
+		return pl.statisticsIn(&rd, theta, r, dc)
 	}
 	return p.release(rd.Family, rd.N, rd.D, rd.Intercept, stats, noise), nil
 }
 
 // release performs the plan's releases of the statistics that stats
-// computes at each expansion point r (the data's in Run, synthetic ones in
-// Preview; in the design-adapted coordinates dc when it is not nil),
-// drawing the noise from noise.
-func (p *Plan) release(family string, n, d int, intercept bool, stats func(theta []float64, r int, dc *designCoords) (S, M []float64), noise *rand.Rand) *Release {
+// computes at each expansion point r under the plan in force (the data's
+// in Run, synthetic ones in Preview; in the design-adapted coordinates dc
+// when it is not nil), drawing the noise from noise. With Spec.AdaptCoords
+// the plan in force after the first release is the one preferDesign
+// chooses: its term bounds and quanta are those of its coordinates.
+func (p *Plan) release(family string, n, d int, intercept bool, stats func(pl *Plan, theta []float64, r int, dc *designCoords) (S, M []float64), noise *rand.Rand) *Release {
 	rel := &Release{Plan: p, Family: family, D: d, N: n, NoiseStd: p.noiseStds()}
 	theta := make([]float64, d)
 	var dc *designCoords
 	for r := range p.Releases {
-		S, M := stats(theta, r, dc)
+		if r == 1 && p.preferDesign(rel) {
+			// The later releases in the design-adapted coordinates: the
+			// first release's blocks are the same in both plans.
+			p = p.design
+			rel.Plan, rel.NoiseStd = p, p.noiseStds()
+			dc = rel.designCoords()
+		}
+		S, M := stats(p, theta, r, dc)
 		addGaussianNoise(noise, S, p.Blocks[2*r].Std)
 		Mn := releaseInfo(noise, M, d, p.Blocks[2*r+1].Std)
 		rel.Theta = append(rel.Theta, append([]float64(nil), theta...))
@@ -267,11 +276,16 @@ func (rel *Release) designCoords() *designCoords {
 	if p == nil || p.ClipRadius == 0 || len(rel.M) == 0 {
 		return nil
 	}
-	w0 := 0.25 // logistic at θ = 0: σ(0)(1 − σ(0))
-	if rel.Family == "poisson" {
-		w0 = math.Min(1, p.Cap) // min(e⁰, K)
+	return designCoordsOf(rel.N, rel.M[0], rel.D, p.Blocks[1].Std, firstWeight(rel.Family, p.Cap), p.ClipRadius)
+}
+
+// firstWeight is every row's weight at θ = 0, where the first release is
+// made: σ(0)(1 − σ(0)) = ¼ (logistic), min(e⁰, K) (Poisson, K the cap).
+func firstWeight(family string, cap float64) float64 {
+	if family == "poisson" {
+		return math.Min(1, cap)
 	}
-	return designCoordsOf(rel.N, rel.M[0], rel.D, p.Blocks[1].Std, w0, p.ClipRadius)
+	return 0.25
 }
 
 // RowCoords returns the coordinates in which release r (0-based) sums the

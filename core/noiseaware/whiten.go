@@ -65,29 +65,41 @@ type designCoords struct {
 	lm []float64
 }
 
-// designCoordsOf derives the design-adapted coordinates from the first
-// release's information M̃₁ (d × d) of n rows (post-processing; see the
-// file's doc). stdM is that release's information noise std and w0 the
-// weight every row has at θ = 0.
-func designCoordsOf(n int, M1 []float64, d int, stdM, w0, c float64) *designCoords {
+// designCovariance estimates the predictors' mean m̂ and covariance Ĉ
+// from the first release's information M̃₁ (d × d) of n rows
+// (post-processing; see the file's doc) and returns m̂ with Ĉ's
+// eigenvectors (k × k, column i the i-th) and its eigenvalues floored at
+// WhitenFloor times the spectral size of their release noise and capped
+// at k. stdM is that release's information noise std and w0 the weight
+// every row has at θ = 0.
+func designCovariance(n int, M1 []float64, d int, stdM, w0 float64) (m, vecs, vals []float64) {
 	k := d - 1
 	nf := float64(n)
-	dc := &designCoords{k: k, m: make([]float64, k), l: make([]float64, k*k), linv: make([]float64, k*k), c: c, lm: make([]float64, k)}
+	m = make([]float64, k)
 	for j := range k {
-		dc.m[j] = clamp1(M1[j+1] / w0 / nf) // row 0 of D is Σ x̃_j
+		m[j] = clamp1(M1[j+1] / w0 / nf) // row 0 of D is Σ x̃_j
 	}
 	cov := make([]float64, k*k)
 	for a := range k {
 		for b := range k {
-			cov[a*k+b] = M1[(a+1)*d+b+1]/w0/nf - dc.m[a]*dc.m[b]
+			cov[a*k+b] = M1[(a+1)*d+b+1]/w0/nf - m[a]*m[b]
 		}
 	}
 	floor := math.Max(1e-6, WhitenFloor*stdM/w0*math.Sqrt(2*float64(k))/nf)
-	vecs, vals := make([]float64, k*k), make([]float64, k)
+	vecs, vals = make([]float64, k*k), make([]float64, k)
 	jacobiEigen(cov, vecs, vals, k)
 	for i := range vals {
 		vals[i] = math.Min(math.Max(vals[i], floor), float64(k))
 	}
+	return m, vecs, vals
+}
+
+// designCoordsOf derives the design-adapted coordinates from the first
+// release's information M̃₁ (designCovariance), with shrink radius c.
+func designCoordsOf(n int, M1 []float64, d int, stdM, w0, c float64) *designCoords {
+	k := d - 1
+	m, vecs, vals := designCovariance(n, M1, d, stdM, w0)
+	dc := &designCoords{k: k, m: m, l: make([]float64, k*k), linv: make([]float64, k*k), c: c, lm: make([]float64, k)}
 	for a := range k {
 		for b := range k {
 			s, si := 0.0, 0.0
