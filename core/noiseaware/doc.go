@@ -72,9 +72,10 @@
 // so every chain is an iid sample and R-hat and ESS are those of iid draws.
 //
 // With Spec.Whiten the releases after the first are made in coordinates
-// adapted to the design, derived from the first release (whiten.go;
-// measured, not yet the default); with Spec.AdaptCoords the first release
-// decides whether they are (Plan.preferDesign).
+// adapted to the design, derived from the first release (whiten.go); with
+// Spec.AdaptCoords, which core/run sets for every run, the first release
+// decides whether they are (Plan.preferDesign), and logistic makes
+// AdaptiveLogisticReleases releases.
 //
 // Approximations, stated in words in the privacy report: the GLM
 // log-likelihood is replaced by its quadratic expansion at the last

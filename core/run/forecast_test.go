@@ -595,7 +595,13 @@ func TestNoiseAwareForecastPreview(t *testing.T) {
 	}
 	// The number of predictors it names is where the warning stops at this
 	// ε: with that many the preview does not warn, with one more it does.
-	if k := clinical.PredictorsInformative; k == nil || *k < 1 || *k >= 8 || !strings.Contains(clinical.Text, "only one would be enough at this ε") {
+	enough := func(k int) string {
+		if k == 1 {
+			return "only one would be enough at this ε"
+		}
+		return fmt.Sprintf("about %d or fewer would be enough at this ε", k)
+	}
+	if k := clinical.PredictorsInformative; k == nil || *k < 1 || *k >= 8 || !strings.Contains(clinical.Text, enough(*k)) {
 		t.Errorf("n = 768, ε = 3: predictors that would be informative %v: %s", k, clinical.Text)
 	} else {
 		t.Logf("n = 768, ε = 3: at most %d predictors", *k)

@@ -52,7 +52,9 @@ func noiseAwareSpec(cfg *Config, m model.Model, n, d int) (noiseaware.Spec, erro
 	// The noise is an exact discrete Gaussian: calibrate to the continuous
 	// budget left after its charge (privacy.DiscreteGaussianBudget) for the
 	// releases' coordinates (R·(d + d(d+1)/2), the plan's R).
-	releases := max(noiseaware.DefaultReleases(fam), 1)
+	// The first release chooses the coordinates of the later ones
+	// (logistic and Poisson with an intercept; noiseaware.Spec.AdaptCoords).
+	releases := max(noiseaware.ReleasesFor(noiseaware.Spec{Family: fam, AdaptCoords: true, Intercept: !cfg.Model.NoIntercept}), 1)
 	coords := float64(releases * (d + d*(d+1)/2))
 	ec, dc, _, err := privacy.DiscreteGaussianBudget(coords, noiseaware.GridBits, cfg.Privacy.Epsilon, cfg.Privacy.Delta)
 	if err != nil {
@@ -67,7 +69,7 @@ func noiseAwareSpec(cfg *Config, m model.Model, n, d int) (noiseaware.Spec, erro
 	}
 	// μ a relative 1e-7 below the calibration target, so that ε spent,
 	// rounded up for the report, never shows more than the budget.
-	s := noiseaware.Spec{Family: fam, N: n, D: d, Intercept: !cfg.Model.NoIntercept, PriorSD: cfg.Model.PriorSD, Mu: mu * (1 - 1e-7)}
+	s := noiseaware.Spec{Family: fam, N: n, D: d, Intercept: !cfg.Model.NoIntercept, PriorSD: cfg.Model.PriorSD, Mu: mu * (1 - 1e-7), AdaptCoords: true, Releases: releases}
 	if m != nil {
 		rd, ok := model.RegressionDataOf(m)
 		if !ok {
@@ -158,7 +160,34 @@ func planNoiseAware(c *Config, p *Plan, m model.Model, n, d int) error {
 	for _, b := range np.Blocks {
 		p.Notes = append(p.Notes, fmt.Sprintf("release: %s: L2 sensitivity %.4g, noise std %.4g, μ = %.4g", b.What, b.Sensitivity, b.Std, b.Mu))
 	}
+	if dp := np.Design(); dp != nil {
+		p.Notes = append(p.Notes, designCoordsNote(dp, "%.4g"))
+	}
 	return nil
+}
+
+// designCoordsNote says, for the plan and the report, that the releases
+// after the first may be made in design-adapted coordinates, when, and
+// with which sensitivities and noise (dp: that schedule; fmtNum formats a
+// number).
+func designCoordsNote(dp *noiseaware.Plan, fmtNum string) string {
+	num := func(v float64) string { return fmt.Sprintf(fmtNum, v) }
+	var sens, stdS, stdM []string
+	for i, b := range dp.Blocks {
+		if i < 2 {
+			continue // the first release is the same in both schedules
+		}
+		if i%2 == 0 {
+			stdS = append(stdS, num(b.Std))
+		} else {
+			stdM = append(stdM, num(b.Std))
+		}
+		if i < 4 {
+			sens = append(sens, num(b.Sensitivity))
+		}
+	}
+	return fmt.Sprintf("design-adapted coordinates: when the first release shows the predictors filling a small part of their bounds (an eigenvalue of their covariance, estimated from it, below %s·d/(1 + C²)), the later releases sum each row in coordinates whitened by that estimate and shrunk to norm C = %s instead of the bounds' box: the same μ per release, with L2 sensitivities %s (score) and %s (information) and noise stds %s (score) and %s (information) at expansion points 2–%d; the choice is post-processing of the first release",
+		num(noiseaware.DesignCoordsGain), num(dp.ClipRadius), sens[0], sens[1], strings.Join(stdS, ", "), strings.Join(stdM, ", "), dp.Releases)
 }
 
 // planNoiseAwareDraws sets the plan's warmup and draws: no warmup by
@@ -381,6 +410,21 @@ func noiseAwareReport(r *PrivacyReport, cfg *Config, n, d int) error {
 	}
 	if np.Cap > 0 {
 		r.Settings["poisson_mean_cap"] = np.Cap
+	}
+	if dp := np.Design(); dp != nil {
+		r.Notes = append(r.Notes, designCoordsNote(dp, "%.4g"))
+		r.Settings["design_clip_radius"] = dp.ClipRadius
+		for i, b := range dp.Blocks {
+			if i < 2 {
+				continue
+			}
+			kind := "score"
+			if i%2 == 1 {
+				kind = "info"
+			}
+			r.Settings[fmt.Sprintf("noise_std_%s_%d_design", kind, i/2+1)] = b.Std
+			r.Settings[fmt.Sprintf("sensitivity_%s_%d_design", kind, i/2+1)] = b.Sensitivity
+		}
 	}
 	if cfg.Warmup == 0 {
 		r.Notes = append(r.Notes, NoWarmupNote)

@@ -104,7 +104,10 @@ func TestNoiseAwareRunAndReport(t *testing.T) {
 	if st := rep.Statement; !strings.Contains(st, "private releases of noisy statistics, made once before any draw and shared by all chains") || strings.Contains(st, "iterations that actually ran") {
 		t.Errorf("statement does not say the release spent the budget:\n%s", st)
 	}
-	if rep.Settings["releases"] != 4 || rep.Settings["noise_std_score_4"] <= 0 {
+	// Six releases for logistic: the first chooses the coordinates of the
+	// others (noiseaware.Spec.AdaptCoords), and the report gives both
+	// schedules.
+	if rep.Settings["releases"] != 6 || rep.Settings["noise_std_score_6"] <= 0 || !(rep.Settings["noise_std_info_6_design"] > rep.Settings["noise_std_info_6"]) || !strings.Contains(all, "design-adapted coordinates: when the first release shows") {
 		t.Errorf("settings %v", rep.Settings)
 	}
 	d := res.Draws(false)
@@ -349,7 +352,7 @@ func TestAutoResolvedFromNAndD(t *testing.T) {
 
 // The releases never spend more than the budget: μ is calibrated to the
 // discrete-Gaussian charge of the coordinates the plan actually releases
-// (noiseaware.DefaultReleases: 4 expansion points for logistic). A review
+// (noiseaware.ReleasesFor: 6 expansion points for logistic). A review
 // found the calibration counting 2 for logistic, which put the spent ε up
 // to a relative 5e-7 over the budget at small ε and large d (logistic,
 // d = 64, ε = 1e-3, δ = 1e-6: 0.00100000034); this grid failed then.
