@@ -204,7 +204,7 @@ func TestTruncatedPivotIsOverconfident(t *testing.T) {
 	}
 	const n, eps, s, reps = 569, 3.0, 5.0, 200
 	proj, trunc, joint, rep := 0, 0, 0, 0
-	forEachPriorPredictive(t, n, eps, s, reps, 11, func(q *Posterior, truth []float64, r *rand.Rand) {
+	forEachPriorPredictive(t, n, eps, s, reps, 11, false, func(q *Posterior, truth []float64, r *rand.Rand) {
 		dr := make([][]float64, 1000)
 		for i := range dr {
 			dr[i] = make([]float64, len(truth))
