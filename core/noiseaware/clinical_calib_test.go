@@ -76,6 +76,29 @@ func clinicalRun(t *testing.T, n int, eps, s float64, draw bool, r *rand.Rand) (
 	return clinicalRunIn(t, n, eps, s, draw, false, r)
 }
 
+// clinicalFixedTruth runs reps replicates at the fixed truth
+// clinicalEffects under the N(0, 20²) prior and returns the coverage of the
+// 90% intervals and, sorted, every slope interval's width over the
+// non-private Laplace one.
+func clinicalFixedTruth(t *testing.T, n int, eps float64, reps int, whiten bool, r *rand.Rand) (cov float64, ratios []float64) {
+	t.Helper()
+	hit := 0
+	for range reps {
+		truth, dr, lsd := clinicalRunIn(t, n, eps, DefaultPriorSD, false, whiten, r)
+		for j := range truth {
+			ci := quantiles(dr, j, 0.05, 0.95)
+			if ci[0] <= truth[j] && truth[j] <= ci[1] {
+				hit++
+			}
+			if j > 0 {
+				ratios = append(ratios, (ci[1]-ci[0])/(2*1.6448536269514722*lsd[j]))
+			}
+		}
+	}
+	slices.Sort(ratios)
+	return float64(hit) / float64(reps*len(clinicalEffects)), ratios
+}
+
 // clinicalRunIn is clinicalRun with the releases after the first in the
 // design-adapted coordinates when whiten is true (Spec.Whiten).
 func clinicalRunIn(t *testing.T, n int, eps, s float64, draw, whiten bool, r *rand.Rand) (truth []float64, draws [][]float64, laplaceSD []float64) {
@@ -182,24 +205,8 @@ func TestCalibrationClinicalDesign(t *testing.T) {
 		t.Errorf("prior-predictive coverage %.3f (by coefficient %.2f): want 0.80–0.95, none below 0.65", pp, by)
 	}
 
-	const fixedReps = 150
-	fixedHit := 0
-	var ratios []float64
-	for range fixedReps {
-		truth, dr, lsd := clinicalRun(t, n, eps, DefaultPriorSD, false, r)
-		for j := range truth {
-			ci := quantiles(dr, j, 0.05, 0.95)
-			if ci[0] <= truth[j] && truth[j] <= ci[1] {
-				fixedHit++
-			}
-			if j > 0 {
-				ratios = append(ratios, (ci[1]-ci[0])/(2*1.6448536269514722*lsd[j]))
-			}
-		}
-	}
-	slices.Sort(ratios)
+	cov, ratios := clinicalFixedTruth(t, n, eps, 150, false, r)
 	at := func(p float64) float64 { return ratios[int(p*float64(len(ratios)-1))] }
-	cov := float64(fixedHit) / (fixedReps * float64(d))
 	t.Logf("fixed truth: coverage %.3f; slope interval width / non-private: quartiles %.2f %.2f %.2f, 90th percentile %.2f", cov, at(0.25), at(0.5), at(0.75), at(0.9))
 	if cov < 0.85 || cov > 0.99 {
 		t.Errorf("fixed-truth coverage %.3f outside 0.85–0.99", cov)
@@ -231,29 +238,12 @@ func TestWhitenedClinicalDesign(t *testing.T) {
 		t.Skip("simulation")
 	}
 	const n, eps, reps = 768, 8.0, 150
-	median := func(v []float64) float64 {
-		slices.Sort(v)
-		return v[len(v)/2]
-	}
 	var width [2]float64
 	var cov [2]float64
 	for i, whiten := range []bool{false, true} {
-		r := rand.New(rand.NewPCG(9, 1))
-		hit := 0
 		var ratios []float64
-		for range reps {
-			truth, dr, lsd := clinicalRunIn(t, n, eps, DefaultPriorSD, false, whiten, r)
-			for j := range truth {
-				ci := quantiles(dr, j, 0.05, 0.95)
-				if ci[0] <= truth[j] && truth[j] <= ci[1] {
-					hit++
-				}
-				if j > 0 {
-					ratios = append(ratios, (ci[1]-ci[0])/(2*1.6448536269514722*lsd[j]))
-				}
-			}
-		}
-		width[i], cov[i] = median(ratios), float64(hit)/float64(reps*len(clinicalEffects))
+		cov[i], ratios = clinicalFixedTruth(t, n, eps, reps, whiten, rand.New(rand.NewPCG(9, 1)))
+		width[i] = ratios[len(ratios)/2]
 		t.Logf("whiten %v: fixed-truth coverage %.3f, median slope interval %.2f× the non-private one", whiten, cov[i], width[i])
 	}
 	r := rand.New(rand.NewPCG(9, 2))

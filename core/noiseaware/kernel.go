@@ -97,7 +97,7 @@ func (k *Kernel) Adopt(rel *Release) error {
 	// The coordinates of the later releases follow from the first release
 	// (Spec.AdaptCoords): recomputed here, never taken from the sender.
 	plan := k.plan
-	if rel.N == k.rd.N && plan.preferDesign(rel) {
+	if plan.preferDesign(rel) {
 		plan = plan.design
 	}
 	if err := rel.checkOrigin(k.rd.N, plan.noiseStds()); err != nil {

@@ -161,17 +161,31 @@ func planNoiseAware(c *Config, p *Plan, m model.Model, n, d int) error {
 		p.Notes = append(p.Notes, fmt.Sprintf("release: %s: L2 sensitivity %.4g, noise std %.4g, μ = %.4g", b.What, b.Sensitivity, b.Std, b.Mu))
 	}
 	if dp := np.Design(); dp != nil {
-		p.Notes = append(p.Notes, designCoordsNote(dp, "%.4g"))
+		p.Notes = append(p.Notes, designCoordsNote(dp))
 	}
 	return nil
 }
 
+// blockSettings records the noise std and sensitivity of blocks[from:] in
+// the report's settings as noise_std_score_R, sensitivity_info_R, … (R the
+// 1-based release, each release a score then an information block), with
+// suffix appended.
+func blockSettings(settings map[string]float64, blocks []noiseaware.Block, from int, suffix string) {
+	for i := from; i < len(blocks); i++ {
+		kind := "score"
+		if i%2 == 1 {
+			kind = "info"
+		}
+		settings[fmt.Sprintf("noise_std_%s_%d%s", kind, i/2+1, suffix)] = blocks[i].Std
+		settings[fmt.Sprintf("sensitivity_%s_%d%s", kind, i/2+1, suffix)] = blocks[i].Sensitivity
+	}
+}
+
 // designCoordsNote says, for the plan and the report, that the releases
-// after the first may be made in design-adapted coordinates, when, and
-// with which sensitivities and noise (dp: that schedule; fmtNum formats a
-// number).
-func designCoordsNote(dp *noiseaware.Plan, fmtNum string) string {
-	num := func(v float64) string { return fmt.Sprintf(fmtNum, v) }
+// after the first may be made in design-adapted coordinates (dp: that
+// schedule), when, and with which sensitivities and noise.
+func designCoordsNote(dp *noiseaware.Plan) string {
+	num := func(v float64) string { return fmt.Sprintf("%.4g", v) }
 	var sens, stdS, stdM []string
 	for i, b := range dp.Blocks {
 		if i < 2 {
@@ -400,31 +414,14 @@ func noiseAwareReport(r *PrivacyReport, cfg *Config, n, d int) error {
 	r.Mechanism = "once for the whole run, shared by all chains: " + strings.Join(parts, "; ") + ", on the predictors scaled to [-1, 1] by their public bounds; released values are rounded to a grid of step ≤ σ·2^-24 and μ includes that inflation; the posterior draws are post-processing"
 	r.Settings["releases"] = float64(np.Releases)
 	r.Settings["prior_sd_scaled"] = np.PriorSD
-	for i, b := range np.Blocks {
-		kind := "score"
-		if i%2 == 1 {
-			kind = "info"
-		}
-		r.Settings[fmt.Sprintf("noise_std_%s_%d", kind, i/2+1)] = b.Std
-		r.Settings[fmt.Sprintf("sensitivity_%s_%d", kind, i/2+1)] = b.Sensitivity
-	}
+	blockSettings(r.Settings, np.Blocks, 0, "")
 	if np.Cap > 0 {
 		r.Settings["poisson_mean_cap"] = np.Cap
 	}
 	if dp := np.Design(); dp != nil {
-		r.Notes = append(r.Notes, designCoordsNote(dp, "%.4g"))
+		r.Notes = append(r.Notes, designCoordsNote(dp))
 		r.Settings["design_clip_radius"] = dp.ClipRadius
-		for i, b := range dp.Blocks {
-			if i < 2 {
-				continue
-			}
-			kind := "score"
-			if i%2 == 1 {
-				kind = "info"
-			}
-			r.Settings[fmt.Sprintf("noise_std_%s_%d_design", kind, i/2+1)] = b.Std
-			r.Settings[fmt.Sprintf("sensitivity_%s_%d_design", kind, i/2+1)] = b.Sensitivity
-		}
+		blockSettings(r.Settings, dp.Blocks, 2, "_design") // the first release is the box's in both
 	}
 	if cfg.Warmup == 0 {
 		r.Notes = append(r.Notes, NoWarmupNote)
