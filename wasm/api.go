@@ -518,8 +518,8 @@ func exportDraws(cfg *run.Config, names []string, chains []chainData) (string, e
 
 // exportStan writes chain c (0-based) as a CmdStan CSV exactly as `dpmcmc
 // sample --format stan` does, with the privacy report of a private run
-// (n rows; cancelled says the run was stopped early).
-func exportStan(cfg *run.Config, names []string, chains []chainData, c, n int, cancelled bool) (string, error) {
+// (n rows; cancelled says the run was stopped early; release as newReport).
+func exportStan(cfg *run.Config, names []string, chains []chainData, c, n int, cancelled bool, release string) (string, error) {
 	res, err := result(cfg, names, chains)
 	if err != nil {
 		return "", err
@@ -534,7 +534,7 @@ func exportStan(cfg *run.Config, names []string, chains []chainData, c, n int, c
 		Config: cfg,
 	}
 	if run.IsPrivate(cfg.Algorithm) {
-		rep, err := newReport(cfg, n, len(names), iterations(chains, len(names)), cancelled)
+		rep, err := newReport(cfg, n, len(names), iterations(chains, len(names)), cancelled, release)
 		if err != nil {
 			return "", err
 		}

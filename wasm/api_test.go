@@ -254,7 +254,7 @@ func TestChainsMatchRun(t *testing.T) {
 	if !strings.HasPrefix(v.Caption, "Posterior summary: 2 chains × 40 draws after warmup; odds ratios") {
 		t.Errorf("caption %q", v.Caption)
 	}
-	stan, err := exportStan(cfg, names, chains, 1, 2000, false)
+	stan, err := exportStan(cfg, names, chains, 1, 2000, false, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +311,7 @@ func TestEngineRefusesAddRemove(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = reportJSON(cfg, 2000, 3, []int{10, 10}, false)
+	_, err = reportJSON(cfg, 2000, 3, []int{10, 10}, false, "")
 	check("report", err)
 	// The same config under replace runs.
 	ok := strings.Replace(cfgJSON, `"add-remove"`, `"replace"`, 1)
@@ -336,7 +336,7 @@ func TestResultsPrivate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := newReport(cfg, 2000, 3, []int{10, 10}, false)
+	rep, err := newReport(cfg, 2000, 3, []int{10, 10}, false, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -514,18 +514,45 @@ func TestNoiseAwarePageChainsShareOneRelease(t *testing.T) {
 	}
 	// One release in the report, whatever the chains.
 	resolved, _ := run.ParseConfig(info0.Config)
-	r3, err := newReport(resolved, 2000, 5, []int{40, 40, 40}, false)
+	r3, err := newReport(resolved, 2000, 5, []int{40, 40, 40}, false, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	one := *resolved
 	one.Chains = 1
-	r1, err := newReport(&one, 2000, 5, []int{40}, false)
+	r1, err := newReport(&one, 2000, 5, []int{40}, false, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r3.Epsilon != r1.Epsilon || r3.Epsilon > 3 || r3.Epsilon < 2.99 || !strings.Contains(r3.Mechanism, "once for the whole run") {
 		t.Errorf("ε with 3 chains %v, with 1 %v; mechanism %q", r3.Epsilon, r1.Epsilon, r3.Mechanism)
+	}
+	// With the release the page holds, the report (results, the Stan CSV
+	// and privacy.json) says in which coordinates it was made, as the
+	// CLI's does for the same release, at the same ε.
+	withRel, err := newReport(resolved, 2000, 5, []int{40, 40, 40}, false, info0.Release)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, err := run.NewReport(resolved, 2000, 5, []int{40, 40, 40}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cli.NoteRelease(resolved, 2000, 5, []byte(info0.Release)); err != nil {
+		t.Fatal(err)
+	}
+	if withRel.ReleaseCoordinates == "" || withRel.ReleaseCoordinates != cli.ReleaseCoordinates || withRel.Epsilon != r3.Epsilon {
+		t.Errorf("coordinates %q (CLI %q), ε %v", withRel.ReleaseCoordinates, cli.ReleaseCoordinates, withRel.Epsilon)
+	}
+	view, err := results(resolved, []string{"a", "b", "c", "d", "e"}, []chainData{{Positions: make([]float64, 200), Iterations: 40}, {Positions: make([]float64, 200), Iterations: 40}, {Positions: make([]float64, 200), Iterations: 40}}, runInfo{Rows: 2000, Release: info0.Release})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(view.ReportJSON, `"release_coordinates": "`+cli.ReleaseCoordinates+`"`) {
+		t.Errorf("the results' report lacks the coordinates:\n%s", view.ReportJSON)
+	}
+	if _, err := newReport(resolved, 1999, 5, []int{40, 40, 40}, false, info0.Release); err == nil {
+		t.Error("a release made on other rows was accepted")
 	}
 }
 
@@ -580,7 +607,7 @@ func TestAbortedChainResults(t *testing.T) {
 	if err := json.Unmarshal([]byte(v.ReportJSON), &rep); err != nil {
 		t.Fatal(err)
 	}
-	want, err := newReport(cfg, 2000, len(info.Names), iterations(chains, len(info.Names)), true)
+	want, err := newReport(cfg, 2000, len(info.Names), iterations(chains, len(info.Names)), true, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -633,7 +660,7 @@ func TestReportChargesEveryStoredDraw(t *testing.T) {
 	if err := json.Unmarshal([]byte(v.ReportJSON), &got); err != nil {
 		t.Fatal(err)
 	}
-	want, err := newReport(cfg, 2000, len(info.Names), []int{100, 80}, true)
+	want, err := newReport(cfg, 2000, len(info.Names), []int{100, 80}, true, "")
 	if err != nil {
 		t.Fatal(err)
 	}

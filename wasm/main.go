@@ -30,9 +30,10 @@
 //	budget(configJSON, n, d, itersJSON, running) JSON {fraction, text}: the ε spent by the iterations
 //	                                      reported so far (a lower bound while running), or {error}
 //	exportDraws(configJSON, namesJSON, chains)          tidy draws CSV text or {error}
-//	exportStan(configJSON, namesJSON, chains, c, n, cancelled) Stan CSV text (with the privacy report of a private run) or {error}
+//	exportStan(configJSON, namesJSON, chains, c, n, cancelled, release?) Stan CSV text (with the privacy report of a private run;
+//	                                      release: info.release of a shared-release run, so the report says its coordinates) or {error}
 //	plan(file, configJSON)                JSON {plan, config (resolved)} as the chains will run, or {error}
-//	report(configJSON, n, d, itersJSON, cancelled) privacy report JSON or {error} (renderResults and budget supersede it on the page)
+//	report(configJSON, n, d, itersJSON, cancelled, release?) privacy report JSON or {error} (renderResults and budget supersede it on the page)
 //
 // chains is an array of {positions: Float64Array (iterations × dim, warmup
 // first), iterations: number}.
@@ -165,7 +166,7 @@ func install(global js.Value) js.Value {
 		if err != nil {
 			return errorJSON(err)
 		}
-		s, err := exportStan(cfg, names, chains, a[3].Int(), a[4].Int(), a[5].Truthy())
+		s, err := exportStan(cfg, names, chains, a[3].Int(), a[4].Int(), a[5].Truthy(), optString(a, 6))
 		if err != nil {
 			return errorJSON(err)
 		}
@@ -184,7 +185,7 @@ func install(global js.Value) js.Value {
 		if err != nil {
 			return errorJSON(err)
 		}
-		r, err := reportJSON(cfg, a[1].Int(), a[2].Int(), its, a[4].Truthy())
+		r, err := reportJSON(cfg, a[1].Int(), a[2].Int(), its, a[4].Truthy(), optString(a, 5))
 		if err != nil {
 			return errorJSON(err)
 		}
@@ -246,6 +247,15 @@ func chainHandle(ch *run.Chain, info chainInfo) js.Value {
 // runArgs decodes (configJSON, namesJSON, chains).
 // configAndIterations reads the arguments (config JSON, n, d, iterations
 // per chain as JSON, …) of budget and report.
+// optString is the optional string argument a[i]: "" when it is absent,
+// undefined or null.
+func optString(a []js.Value, i int) string {
+	if i >= len(a) || a[i].IsUndefined() || a[i].IsNull() {
+		return ""
+	}
+	return a[i].String()
+}
+
 func configAndIterations(a []js.Value) (*run.Config, []int, error) {
 	cfg, err := run.ParseConfig([]byte(a[0].String()))
 	if err != nil {

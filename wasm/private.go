@@ -64,13 +64,24 @@ func plan(src source, cfgJSON string) (*planResult, error) {
 
 // newReport is the privacy report of a run of n rows and d parameters whose
 // chains ran iterations (warmup included); cfg is the resolved config.
-func newReport(cfg *run.Config, n, d int, iterations []int, cancelled bool) (*run.PrivacyReport, error) {
-	return run.NewReport(cfg, n, d, iterations, cancelled)
+// release is the JSON of the run's shared release (chain 0's
+// chainInfo.Release, noise-aware), "" when there is none or it is not
+// known yet: the report then says in which coordinates it was made
+// (PrivacyReport.NoteRelease).
+func newReport(cfg *run.Config, n, d int, iterations []int, cancelled bool, release string) (*run.PrivacyReport, error) {
+	r, err := run.NewReport(cfg, n, d, iterations, cancelled)
+	if err != nil || release == "" {
+		return r, err
+	}
+	if err := r.NoteRelease(cfg, n, d, []byte(release)); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 // reportJSON is newReport as JSON (the privacy.json export).
-func reportJSON(cfg *run.Config, n, d int, iterations []int, cancelled bool) (string, error) {
-	r, err := newReport(cfg, n, d, iterations, cancelled)
+func reportJSON(cfg *run.Config, n, d int, iterations []int, cancelled bool, release string) (string, error) {
+	r, err := newReport(cfg, n, d, iterations, cancelled, release)
 	if err != nil {
 		return "", err
 	}

@@ -27,6 +27,10 @@ type runInfo struct {
 	// summarized or exported.
 	Aborted *chainAbort  `json:"aborted,omitempty"`
 	Chains  []localChain `json:"chains"`
+	// Release is the JSON of the run's shared release (noise-aware: chain
+	// 0's chainInfo.Release), so that the report says in which coordinates
+	// it was made; "" for other algorithms.
+	Release string `json:"release,omitempty"`
 }
 
 // localChain is one chain's local diagnostics as the worker reported them.
@@ -106,7 +110,7 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 	}
 	v := &resultsView{Private: run.IsPrivate(cfg.Algorithm)}
 	if v.Private {
-		rep, err := newReport(cfg, info.Rows, len(names), iterations(chains, len(names)), info.Cancelled || info.Aborted != nil)
+		rep, err := newReport(cfg, info.Rows, len(names), iterations(chains, len(names)), info.Cancelled || info.Aborted != nil, info.Release)
 		if err == nil && info.Aborted != nil {
 			rep.MarkAborted(info.Aborted.err())
 		}
@@ -214,7 +218,7 @@ type budgetView struct {
 // page, and a worker is up to one post interval ahead: the text then says
 // "at least", so the meter never claims less spent than there is.
 func budget(cfg *run.Config, n, d int, its []int, running bool) (*budgetView, error) {
-	rep, err := newReport(cfg, n, d, its, false)
+	rep, err := newReport(cfg, n, d, its, false, "")
 	if err != nil {
 		return nil, err
 	}

@@ -55,57 +55,70 @@ func (k *Kernel) Release(noise *rand.Rand) error {
 // Adopt makes the kernel sample from rel, a release made by another
 // kernel of the same run (Release there), instead of releasing itself: the
 // run then makes ONE release however many processes run its chains. rel is
-// checked against this kernel's plan (its number of releases, d, the family,
-// the rows and the noise stds it was made with, finite values, symmetric
-// information matrices, the first expansion point at the public θ = 0) and used with this kernel's plan, never one that
-// came with it. rel is not copied: the caller must not modify it.
+// checked against this kernel's plan (Plan.Verify) and used with this
+// kernel's plan, never one that came with it. rel is not copied: the caller
+// must not modify it.
 func (k *Kernel) Adopt(rel *Release) error {
-	if rel == nil {
-		return errors.New("noise-aware: no release to adopt")
+	plan, err := k.plan.Verify(rel, k.rd.Family, k.rd.N, k.rd.D)
+	if err != nil {
+		return err
 	}
-	d, R := k.rd.D, k.plan.Releases
-	if rel.Family != k.rd.Family || rel.D != d {
-		return fmt.Errorf("noise-aware: the release is for %s with d = %d, this run is %s with d = %d", rel.Family, rel.D, k.rd.Family, d)
+	rel.Plan = plan
+	k.post = NewPosterior(rel)
+	return nil
+}
+
+// Verify checks that rel is a release of this plan for a run of family with
+// n rows and d coefficients (its number of releases, d, the family, the rows
+// and the noise stds it was made with, finite values, symmetric information
+// matrices, the first expansion point at the public θ = 0) and returns the
+// plan it was made under: p, or p.Design() when its first release chose the
+// design-adapted coordinates (Spec.AdaptCoords; recomputed here from the
+// release, never taken from the sender). Everything it reads is the
+// release, so the answer is post-processing.
+func (p *Plan) Verify(rel *Release, family string, n, d int) (*Plan, error) {
+	if rel == nil {
+		return nil, errors.New("noise-aware: no release to adopt")
+	}
+	R := p.Releases
+	if rel.Family != family || rel.D != d {
+		return nil, fmt.Errorf("noise-aware: the release is for %s with d = %d, this run is %s with d = %d", rel.Family, rel.D, family, d)
 	}
 	if len(rel.Theta) != R || len(rel.S) != R || len(rel.M) != R {
-		return fmt.Errorf("noise-aware: the release has %d/%d/%d expansion points, scores, information matrices; the plan makes %d", len(rel.Theta), len(rel.S), len(rel.M), R)
+		return nil, fmt.Errorf("noise-aware: the release has %d/%d/%d expansion points, scores, information matrices; the plan makes %d", len(rel.Theta), len(rel.S), len(rel.M), R)
 	}
 	for r := range R {
 		if len(rel.Theta[r]) != d || len(rel.S[r]) != d || len(rel.M[r]) != d*d {
-			return fmt.Errorf("noise-aware: release %d has the wrong size for d = %d", r+1, d)
+			return nil, fmt.Errorf("noise-aware: release %d has the wrong size for d = %d", r+1, d)
 		}
 		for _, v := range [][]float64{rel.Theta[r], rel.S[r], rel.M[r]} {
 			for _, x := range v {
 				if math.IsNaN(x) || math.IsInf(x, 0) {
-					return fmt.Errorf("noise-aware: release %d holds a value that is not finite", r+1)
+					return nil, fmt.Errorf("noise-aware: release %d holds a value that is not finite", r+1)
 				}
 			}
 		}
 		for j := range d {
 			for l := j + 1; l < d; l++ {
 				if rel.M[r][j*d+l] != rel.M[r][l*d+j] {
-					return fmt.Errorf("noise-aware: information matrix %d is not symmetric", r+1)
+					return nil, fmt.Errorf("noise-aware: information matrix %d is not symmetric", r+1)
 				}
 			}
 		}
 	}
 	for _, v := range rel.Theta[0] {
 		if v != 0 {
-			return errors.New("noise-aware: the first expansion point of a release is θ = 0")
+			return nil, errors.New("noise-aware: the first expansion point of a release is θ = 0")
 		}
 	}
-	// The coordinates of the later releases follow from the first release
-	// (Spec.AdaptCoords): recomputed here, never taken from the sender.
-	plan := k.plan
-	if plan.preferDesign(rel) {
-		plan = plan.design
+	plan := p
+	if p.preferDesign(rel) {
+		plan = p.design
 	}
-	if err := rel.checkOrigin(k.rd.N, plan.noiseStds()); err != nil {
-		return err
+	if err := rel.checkOrigin(n, plan.noiseStds()); err != nil {
+		return nil, err
 	}
-	rel.Plan = plan
-	k.post = NewPosterior(rel)
-	return nil
+	return plan, nil
 }
 
 // iidPosition is the position of a kernel whose draws are independent

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/dpmcmc/dpmcmc/core/model"
 )
@@ -369,20 +370,26 @@ const DesignCoordsGain = 0.5
 
 // preferDesign reports whether the releases after the first use the
 // design-adapted coordinates: the first release's Ĉ (designCovariance,
-// post-processing) has an eigenvalue below DesignCoordsGain·d/(1 + C²).
+// post-processing) has an eigenvalue below DesignCoordsGain·d/(1 + C²)
+// (DesignEvidence).
 func (p *Plan) preferDesign(rel *Release) bool {
-	if p.design == nil || len(rel.M) == 0 {
-		return false
+	least, limit, ok := p.DesignEvidence(rel)
+	return ok && least < limit
+}
+
+// DesignEvidence returns what the choice of coordinates (Spec.AdaptCoords)
+// reads from the first release: the smallest eigenvalue of Ĉ, the design
+// covariance of the predictors it estimates (designCovariance, floored),
+// and the limit DesignCoordsGain·d/(1 + C²) below which the later releases
+// are made in the design-adapted coordinates. ok is false when the plan
+// has no such choice or rel no first release. Post-processing of rel.
+func (p *Plan) DesignEvidence(rel *Release) (least, limit float64, ok bool) {
+	if p.design == nil || len(rel.M) == 0 || rel.D < 2 || len(rel.M[0]) != rel.D*rel.D {
+		return 0, 0, false
 	}
 	_, _, vals := designCovariance(rel.N, rel.M[0], rel.D, p.Blocks[1].Std, firstWeight(rel.Family, p.Cap))
 	c2 := p.design.ClipRadius * p.design.ClipRadius
-	limit := DesignCoordsGain * float64(rel.D) / (1 + c2)
-	for _, v := range vals {
-		if v < limit {
-			return true
-		}
-	}
-	return false
+	return slices.Min(vals), DesignCoordsGain * float64(rel.D) / (1 + c2), true
 }
 
 // termBound bounds |t·x_j| and |w·x_j x_k| at release r (a power of two is

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -202,6 +203,53 @@ func designCoordsNote(dp *noiseaware.Plan) string {
 	}
 	return fmt.Sprintf("design-adapted coordinates: when the first release shows the predictors filling a small part of their bounds (an eigenvalue of their covariance, estimated from it, below %s·d/(1 + C²)), the later releases sum each row in coordinates whitened by that estimate and shrunk to norm C = %s instead of the bounds' box: the same μ per release, with L2 sensitivities %s (score) and %s (information) and noise stds %s (score) and %s (information) at expansion points 2–%d; the choice is post-processing of the first release",
 		num(noiseaware.DesignCoordsGain), num(dp.ClipRadius), sens[0], sens[1], strings.Join(stdS, ", "), strings.Join(stdM, ", "), dp.Releases)
+}
+
+// Values of PrivacyReport.ReleaseCoordinates.
+const (
+	CoordinatesBox    = "box"
+	CoordinatesDesign = "design-adapted"
+)
+
+// NoteRelease adds to r, the report of a noise-aware run (cfg, n rows, d
+// coefficients), what the run's release shows: for a run whose first
+// release chooses the coordinates of the later ones (logistic and Poisson
+// with an intercept), which coordinates it chose and on what evidence
+// (ReleaseCoordinates, a note, the settings design_min_eigenvalue and
+// design_eigenvalue_limit). release is the JSON of the release the chains
+// sampled from (Result.Release, Chain.ReleaseJSON): the mechanism's
+// output, so the note is post-processing and ε is unchanged. A release
+// that is not this run's (other rows, noise or shape) is refused. Other
+// algorithms and models, and a nil release, leave r as it is.
+func (r *PrivacyReport) NoteRelease(cfg *Config, n, d int, release []byte) error {
+	if release == nil || !SharedRelease(cfg.Algorithm) || isMeanStatisticModel(cfg.Model.Model) {
+		return nil
+	}
+	np, err := noiseAwarePlan(cfg, nil, n, d)
+	if err != nil {
+		return err
+	}
+	var rel noiseaware.Release
+	if err := json.Unmarshal(release, &rel); err != nil {
+		return fmt.Errorf("the run's release: %w", err)
+	}
+	inForce, err := np.Verify(&rel, cfg.Model.Model, n, d)
+	if err != nil {
+		return fmt.Errorf("the run's release: %w", err)
+	}
+	least, limit, ok := np.DesignEvidence(&rel)
+	if !ok {
+		return nil
+	}
+	r.Settings["design_min_eigenvalue"], r.Settings["design_eigenvalue_limit"] = least, limit
+	if inForce == np.Design() {
+		r.ReleaseCoordinates = CoordinatesDesign
+		r.Notes = append(r.Notes, fmt.Sprintf("this run's releases 2–%d were made in design-adapted coordinates: the first release estimated an eigenvalue of the predictors' covariance of %.3g, below the rule's %.3g (the predictors fill a small part of their bounds in some direction)", np.Releases, least, limit))
+	} else {
+		r.ReleaseCoordinates = CoordinatesBox
+		r.Notes = append(r.Notes, fmt.Sprintf("this run's releases 2–%d were made in the bounds' box: the smallest eigenvalue of the predictors' covariance that the first release estimated, %.3g, is not below the rule's %.3g", np.Releases, least, limit))
+	}
+	return nil
 }
 
 // planNoiseAwareDraws sets the plan's warmup and draws: no warmup by

@@ -457,3 +457,82 @@ func TestNoiseAwareLinearPriorInOutcomeUnits(t *testing.T) {
 		t.Errorf("no intercept: age's prior sd %g, want s·h_y/max(|lo|, |hi|) = %g", p["age"], 20*220/90.0)
 	}
 }
+
+// The report of a run says in which coordinates its releases after the
+// first were made (PrivacyReport.NoteRelease): design-adapted when the
+// predictors fill a small part of their bounds, the box when they fill
+// them. The answer agrees with the release itself (its noise stds are the
+// schedule's it was made under), ε is the same either way, a release of
+// another run is refused and a model without the choice gets no field.
+func TestNoiseAwareReportSaysCoordinates(t *testing.T) {
+	for _, c := range []struct {
+		bound [2]float64
+		want  string
+	}{{[2]float64{-30, 50}, CoordinatesDesign}, {[2]float64{-1, 1}, CoordinatesBox}} {
+		cfg := noiseAwareConfig()
+		cfg.Data.Bounds = map[string][2]float64{"mean_radius": c.bound, "mean_texture": c.bound}
+		p := prepareBC5(t, cfg)
+		res, err := p.run(context.Background(), rng.KeyFromBytes([32]byte{6}), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Release == nil {
+			t.Fatal("the result holds no release")
+		}
+		rep, err := p.Report(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rel noiseaware.Release
+		if err := json.Unmarshal(res.Release, &rel); err != nil {
+			t.Fatal(err)
+		}
+		np, err := noiseAwarePlan(p.Config, nil, p.Model.N(), p.Model.Dim())
+		if err != nil {
+			t.Fatal(err)
+		}
+		design := make([]float64, len(np.Design().Blocks))
+		for i, b := range np.Design().Blocks {
+			design[i] = b.Std
+		}
+		made := CoordinatesBox
+		if slices.Equal(rel.NoiseStd, design) {
+			made = CoordinatesDesign
+		}
+		least, limit := rep.Settings["design_min_eigenvalue"], rep.Settings["design_eigenvalue_limit"]
+		t.Logf("bounds %v: %s (least eigenvalue %.3g, limit %.3g)", c.bound, rep.ReleaseCoordinates, least, limit)
+		if rep.ReleaseCoordinates != c.want || made != c.want || (least < limit) != (c.want == CoordinatesDesign) {
+			t.Errorf("bounds %v: report says %q, the release was made in %q, want %q", c.bound, rep.ReleaseCoordinates, made, c.want)
+		}
+		if !strings.Contains(strings.Join(rep.Notes, " "), "this run's releases 2–6 were made in "+map[string]string{CoordinatesDesign: "design-adapted coordinates", CoordinatesBox: "the bounds' box"}[c.want]) {
+			t.Errorf("no note on the coordinates:\n%s", strings.Join(rep.Notes, "\n"))
+		}
+		plain, err := NewReport(p.Config, p.Model.N(), p.Model.Dim(), []int{200, 200, 200}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plain.Epsilon != rep.Epsilon || plain.ReleaseCoordinates != "" {
+			t.Errorf("ε %v with the release, %v without; coordinates without it %q", rep.Epsilon, plain.Epsilon, plain.ReleaseCoordinates)
+		}
+		if err := plain.NoteRelease(p.Config, p.Model.N()-1, p.Model.Dim(), res.Release); err == nil || !strings.Contains(err.Error(), "another run") {
+			t.Errorf("a release made on other rows was accepted: %v", err)
+		}
+	}
+	cfg := noiseAwareConfig()
+	cfg.Model.Model = "linear"
+	cfg.Model.Outcome, cfg.Model.Predictors = "mean_radius", []string{"mean_texture"}
+	cfg.Model.Options = map[string]string{"noise-sd": "1"}
+	cfg.Data.Bounds = map[string][2]float64{"mean_radius": {-3, 5}, "mean_texture": {-3, 5}}
+	p := prepareBC5(t, cfg)
+	res, err := p.run(context.Background(), rng.KeyFromBytes([32]byte{6}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := p.Report(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.ReleaseCoordinates != "" || rep.Settings["design_min_eigenvalue"] != 0 {
+		t.Errorf("linear: coordinates %q, settings %v", rep.ReleaseCoordinates, rep.Settings)
+	}
+}

@@ -441,13 +441,21 @@ func (p *Prepared) RunChain(ctx context.Context, c int, key rng.Key, progress fu
 }
 
 // runSharedKeyChain is RunChain for Run, which gives every chain the same
-// key.
-func (p *Prepared) runSharedKeyChain(ctx context.Context, c int, key rng.Key, progress func(Progress)) (*ChainResult, error) {
+// key. It also returns the JSON of the chain's shared release (nil for an
+// algorithm without one).
+func (p *Prepared) runSharedKeyChain(ctx context.Context, c int, key rng.Key, progress func(Progress)) (*ChainResult, []byte, error) {
 	ch, err := p.NewChainSharedKey(c, key)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return runChain(ctx, ch, c, p.Config.ProgressEvery, progress)
+	var rel []byte
+	if c == 0 { // every chain shares the one release
+		if rel, err = ch.ReleaseJSON(); err != nil {
+			return nil, nil, err
+		}
+	}
+	cr, err := runChain(ctx, ch, c, p.Config.ProgressEvery, progress)
+	return cr, rel, err
 }
 
 // Result is a finished (or cancelled) run.
@@ -463,6 +471,11 @@ type Result struct {
 	// draws are finite, but the run must not be exported as a sample: Run
 	// returns the same error.
 	Aborted error
+	// Release is the JSON of the run's one shared release (noise-aware,
+	// Chain.ReleaseJSON), nil for other algorithms or when no chain
+	// started: the mechanism's output, public once made, never its key.
+	// Report reads it (PrivacyReport.NoteRelease).
+	Release []byte
 }
 
 // Run runs every chain in parallel, each with its own streams. When ctx is
@@ -490,9 +503,14 @@ func (p *Prepared) run(ctx context.Context, key rng.Key, progress func(Progress)
 		}
 	}
 	var wg sync.WaitGroup
+	var release []byte // written by chain 0's goroutine only, read after Wait
 	for c := range p.Config.Chains {
 		wg.Go(func() {
-			res.Chains[c], errs[c] = p.runSharedKeyChain(runCtx, c, key, report)
+			var rel []byte
+			res.Chains[c], rel, errs[c] = p.runSharedKeyChain(runCtx, c, key, report)
+			if c == 0 {
+				release = rel
+			}
 			var nf *NonFiniteError
 			if errors.As(errs[c], &nf) {
 				stopAll()
@@ -500,6 +518,7 @@ func (p *Prepared) run(ctx context.Context, key rng.Key, progress func(Progress)
 		})
 	}
 	wg.Wait()
+	res.Release = release
 	for _, err := range errs {
 		var nf *NonFiniteError
 		switch {
@@ -583,6 +602,9 @@ func (p *Prepared) Report(res *Result) (*PrivacyReport, error) {
 		return nil, err
 	}
 	rep.MarkAborted(res.Aborted)
+	if err := rep.NoteRelease(p.Config, p.Model.N(), p.Model.Dim(), res.Release); err != nil {
+		return nil, err
+	}
 	if p.Plan != nil && p.Plan.AutoReason != "" {
 		rep.Notes = append(rep.Notes, AutoNote(p.Config.Algorithm, p.Plan.AutoReason))
 	}

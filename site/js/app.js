@@ -968,8 +968,10 @@ export class App {
           if (!info.release) {
             run.failed = 'chain 1 made no release to share';
             this.pool.cancel(run.id);
-          } else if (!run.cancelling) {
-            for (let c = 1; c < run.chains.length; c++) this.startChain(run, c, info.release);
+          } else {
+            // Kept for the report, which says in which coordinates it was made.
+            run.release = info.release;
+            if (!run.cancelling) for (let c = 1; c < run.chains.length; c++) this.startChain(run, c, info.release);
           }
           this.endUnstarted(run);
         }

@@ -59,6 +59,8 @@ export class Results {
       // results not usable (no summary, no draw exports), as the CLI.
       aborted: run.aborted ?? undefined,
       chains: run.chains.map((c) => ({ iterations: c.iterations, accepted: c.accepted, ms: c.ms ?? 0, ...c.local })),
+      // noise-aware: the run's one release, so that the report says in which coordinates it was made.
+      release: run.release ?? undefined,
     };
     const r = JSON.parse(this.api.renderResults(run.resolvedJSON, JSON.stringify(run.names), this.chainArgs(), JSON.stringify(info)));
     if (r.error) {
@@ -131,7 +133,7 @@ export class Results {
     const names = JSON.stringify(run.names);
     const chains = this.chainArgs();
     for (let c = 0; c < chains.length; c++) {
-      const r = this.api.exportStan(run.resolvedJSON, names, chains, c, run.rows, run.cancelled);
+      const r = this.api.exportStan(run.resolvedJSON, names, chains, c, run.rows, run.cancelled, run.release ?? null);
       if (r.startsWith('{"error"')) return this.fail('Export', JSON.parse(r));
       download(`dpmcmc-stan${this.suffix()}_${c + 1}.csv`, r);
       await new Promise((done) => setTimeout(done, 200)); // one download at a time
