@@ -286,3 +286,24 @@ func TestHelpOnStdout(t *testing.T) {
 		}
 	}
 }
+
+// A bad flag gets one line: the reason, the nearest flag when the name looks
+// mistyped, and where the flags are listed, not the whole flag list (which
+// scrolled the reason off the screen); exit status 2.
+func TestBadFlagOneLine(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sample", "--bounds", "x=1:2"}, "dpmcmc sample: flag provided but not defined: -bounds (did you mean --bound?); 'dpmcmc sample -h' lists the flags\n"},
+		{[]string{"sample", "--algoritm", "mh"}, "dpmcmc sample: flag provided but not defined: -algoritm (did you mean --algorithm?); 'dpmcmc sample -h' lists the flags\n"},
+		{[]string{"plan", "--zzzzzz"}, "dpmcmc plan: flag provided but not defined: -zzzzzz; 'dpmcmc plan -h' lists the flags\n"},
+		{[]string{"sample", "--epsilon"}, "dpmcmc sample: flag needs an argument: -epsilon; 'dpmcmc sample -h' lists the flags\n"},
+		{[]string{"summary", "x.csv", "--foo"}, "dpmcmc summary: flag provided but not defined: -foo; 'dpmcmc summary -h' lists the flags\n"},
+	} {
+		code, stdout, stderr := runCLI(t, c.args...)
+		if code != 2 || stdout != "" || stderr != c.want {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q, want %q", c.args, code, stdout, stderr, c.want)
+		}
+	}
+}

@@ -34,6 +34,11 @@ func register(name, summary string, run func(args []string, stdout, stderr io.Wr
 // errUsage marks an error after which the subcommand already printed its usage.
 var errUsage = errors.New("usage")
 
+// errInterrupted ends a run stopped by Ctrl-C once what ran is written and
+// charged: exit status 130 (128 + SIGINT, the shell's convention), so that
+// a script does not take a partial run for a finished one.
+var errInterrupted = errors.New("interrupted: the draws file and the privacy report hold what ran (\"cancelled\": true); the run did not finish")
+
 func main() { os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func runMain(args []string, stdout, stderr io.Writer) int {
@@ -84,6 +89,9 @@ func exitCode(err error, stderr io.Writer) int {
 		return 0
 	case errors.Is(err, errUsage):
 		return 2
+	case errors.Is(err, errInterrupted):
+		fmt.Fprintf(stderr, "dpmcmc: %v\n", err)
+		return 130
 	default:
 		fmt.Fprintf(stderr, "dpmcmc: %v\n", err)
 		return 1
@@ -116,20 +124,84 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parseFlags parses args and maps a parse failure to errUsage (the flag
-// package already printed the reason and the usage).
+// parseFlags parses args and maps a parse failure to errUsage
+// (parseQuietly printed the reason).
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
+	if err := parseQuietly(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(fs.Output(), "dpmcmc %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
 		return errUsage
 	}
 	return nil
+}
+
+// parseQuietly is fs.Parse(args) that, on a bad flag, prints one line (the
+// flag package's reason, the closest defined flag when the name looks
+// mistyped, and where the flags are listed) instead of the whole flag list,
+// which scrolled the reason off the screen, and returns errUsage. Asked-for
+// help (-h) still prints the usage and returns flag.ErrHelp.
+func parseQuietly(fs *flag.FlagSet, args []string) error {
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	fs.Usage = usage
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		usage()
+		return err
+	}
+	hint := ""
+	if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+		if near := closestFlag(fs, name); near != "" {
+			hint = fmt.Sprintf(" (did you mean --%s?)", near)
+		}
+	}
+	fmt.Fprintf(out, "dpmcmc %s: %v%s; 'dpmcmc %s -h' lists the flags\n", fs.Name(), err, hint, fs.Name())
+	return errUsage
+}
+
+// closestFlag is the defined flag of fs nearest to name (a mistyped flag):
+// within edit distance 2, or one that name starts or that starts name
+// (--bounds, --eps); "" when none is that close.
+func closestFlag(fs *flag.FlagSet, name string) string {
+	name = strings.TrimLeft(name, "-")
+	best, bestD := "", 3
+	fs.VisitAll(func(f *flag.Flag) {
+		d := editDistance(strings.ToLower(name), f.Name)
+		if (strings.HasPrefix(f.Name, name) || strings.HasPrefix(name, f.Name)) && len(name) >= 3 && len(f.Name) >= 3 {
+			d = min(d, 1)
+		}
+		if d < bestD {
+			best, bestD = f.Name, d
+		}
+	})
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b (bytes).
+func editDistance(a, b string) int {
+	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			sub := prev[j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // repeatedFlags names the flags given twice with two values (the

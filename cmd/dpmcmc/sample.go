@@ -706,6 +706,9 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 				IndependentDraws: run.IndependentDraws(p.Config.Algorithm)}))
 		}
 	}
+	if res.Cancelled {
+		return errInterrupted
+	}
 	return nil
 }
 
