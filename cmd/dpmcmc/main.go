@@ -167,11 +167,15 @@ func parseQuietly(fs *flag.FlagSet, args []string) error {
 }
 
 // closestFlag is the defined flag of fs nearest to name (a mistyped flag):
-// within edit distance 2, or one that name starts or that starts name
-// (--bounds, --eps); "" when none is that close.
+// within edit distance 2 (3 for names of 8 letters or more: --categories),
+// or one that name starts or that starts name (--bounds, --eps); "" when
+// none is that close.
 func closestFlag(fs *flag.FlagSet, name string) string {
 	name = strings.TrimLeft(name, "-")
 	best, bestD := "", 3
+	if len(name) >= 8 {
+		bestD = 4
+	}
 	fs.VisitAll(func(f *flag.Flag) {
 		d := editDistance(strings.ToLower(name), f.Name)
 		if (strings.HasPrefix(f.Name, name) || strings.HasPrefix(name, f.Name)) && len(name) >= 3 && len(f.Name) >= 3 {
