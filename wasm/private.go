@@ -67,15 +67,14 @@ func plan(src source, cfgJSON string) (*planResult, error) {
 // release is the JSON of the run's shared release (chain 0's
 // chainInfo.Release, noise-aware), "" when there is none or it is not
 // known yet: the report then says in which coordinates it was made
-// (PrivacyReport.NoteRelease).
+// (PrivacyReport.NoteReleaseOrSay: a release it cannot read leaves a note,
+// never a report that is not written).
 func newReport(cfg *run.Config, n, d int, iterations []int, cancelled bool, release string) (*run.PrivacyReport, error) {
 	r, err := run.NewReport(cfg, n, d, iterations, cancelled)
 	if err != nil || release == "" {
 		return r, err
 	}
-	if err := r.NoteRelease(cfg, n, d, []byte(release)); err != nil {
-		return nil, err
-	}
+	r.NoteReleaseOrSay(cfg, n, d, []byte(release))
 	return r, nil
 }
 

@@ -233,7 +233,7 @@ func (r *PrivacyReport) NoteRelease(cfg *Config, n, d int, release []byte) error
 	if err := json.Unmarshal(release, &rel); err != nil {
 		return fmt.Errorf("the run's release: %w", err)
 	}
-	inForce, err := np.Verify(&rel, cfg.Model.Model, n, d)
+	inForce, err := np.Verify(&rel, strings.ToLower(strings.TrimSpace(cfg.Model.Model)), n, d)
 	if err != nil {
 		return fmt.Errorf("the run's release: %w", err)
 	}
@@ -250,6 +250,15 @@ func (r *PrivacyReport) NoteRelease(cfg *Config, n, d int, release []byte) error
 		r.Notes = append(r.Notes, fmt.Sprintf("this run's releases 2–%d were made in the bounds' box: the smallest eigenvalue of the predictors' covariance that the first release estimated, %.3g, is not below the rule's %.3g", np.Releases, least, limit))
 	}
 	return nil
+}
+
+// NoteReleaseOrSay is NoteRelease for a report that must be written
+// whatever happens (the budget is spent): a release NoteRelease refuses
+// leaves the report without ReleaseCoordinates and with a note saying why.
+func (r *PrivacyReport) NoteReleaseOrSay(cfg *Config, n, d int, release []byte) {
+	if err := r.NoteRelease(cfg, n, d, release); err != nil {
+		r.Notes = append(r.Notes, "the coordinates of the releases after the first are not stated: "+err.Error())
+	}
 }
 
 // planNoiseAwareDraws sets the plan's warmup and draws: no warmup by

@@ -602,9 +602,7 @@ func (p *Prepared) Report(res *Result) (*PrivacyReport, error) {
 		return nil, err
 	}
 	rep.MarkAborted(res.Aborted)
-	if err := rep.NoteRelease(p.Config, p.Model.N(), p.Model.Dim(), res.Release); err != nil {
-		return nil, err
-	}
+	rep.NoteReleaseOrSay(p.Config, p.Model.N(), p.Model.Dim(), res.Release)
 	if p.Plan != nil && p.Plan.AutoReason != "" {
 		rep.Notes = append(rep.Notes, AutoNote(p.Config.Algorithm, p.Plan.AutoReason))
 	}
