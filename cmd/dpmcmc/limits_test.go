@@ -298,6 +298,8 @@ func TestBadFlagOneLine(t *testing.T) {
 		{[]string{"sample", "--bounds", "x=1:2"}, "dpmcmc sample: flag provided but not defined: -bounds (did you mean --bound?); 'dpmcmc sample -h' lists the flags\n"},
 		{[]string{"sample", "--algoritm", "mh"}, "dpmcmc sample: flag provided but not defined: -algoritm (did you mean --algorithm?); 'dpmcmc sample -h' lists the flags\n"},
 		{[]string{"sample", "--categories", "sex=F:0,M:1"}, "dpmcmc sample: flag provided but not defined: -categories (did you mean --category?); 'dpmcmc sample -h' lists the flags\n"},
+		{[]string{"plan", "-d", "6"}, "dpmcmc plan: flag provided but not defined: -d; 'dpmcmc plan -h' lists the flags\n"},
+		{[]string{"plan", "-al", "mh"}, "dpmcmc plan: flag provided but not defined: -al (did you mean --algorithm?); 'dpmcmc plan -h' lists the flags\n"},
 		{[]string{"plan", "--zzzzzz"}, "dpmcmc plan: flag provided but not defined: -zzzzzz; 'dpmcmc plan -h' lists the flags\n"},
 		{[]string{"sample", "--epsilon"}, "dpmcmc sample: flag needs an argument: -epsilon; 'dpmcmc sample -h' lists the flags\n"},
 		{[]string{"summary", "x.csv", "--foo"}, "dpmcmc summary: flag provided but not defined: -foo; 'dpmcmc summary -h' lists the flags\n"},

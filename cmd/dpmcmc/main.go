@@ -168,10 +168,23 @@ func parseQuietly(fs *flag.FlagSet, args []string) error {
 
 // closestFlag is the defined flag of fs nearest to name (a mistyped flag):
 // within edit distance 2 (3 for names of 8 letters or more: --categories),
-// or one that name starts or that starts name (--bounds, --eps); "" when
-// none is that close.
+// or one that name starts or that starts name (--bounds, --eps); a name of
+// one or two letters only names the one flag it starts, if there is one
+// (-d is --delta, --dim or --draws: no hint); "" when none is that close.
 func closestFlag(fs *flag.FlagSet, name string) string {
 	name = strings.TrimLeft(name, "-")
+	if len(name) < 3 {
+		var starts []string
+		fs.VisitAll(func(f *flag.Flag) {
+			if strings.HasPrefix(f.Name, name) && f.Name != name {
+				starts = append(starts, f.Name)
+			}
+		})
+		if len(starts) == 1 {
+			return starts[0]
+		}
+		return ""
+	}
 	best, bestD := "", 3
 	if len(name) >= 8 {
 		bestD = 4
