@@ -172,7 +172,7 @@ func parseQuietly(fs *flag.FlagSet, args []string) error {
 // one or two letters only names the one flag it starts, if there is one
 // (-d is --delta, --dim or --draws: no hint); "" when none is that close.
 func closestFlag(fs *flag.FlagSet, name string) string {
-	name = strings.TrimLeft(name, "-")
+	name = strings.ToLower(strings.TrimLeft(name, "-"))
 	if len(name) < 3 {
 		var starts []string
 		fs.VisitAll(func(f *flag.Flag) {
@@ -190,8 +190,8 @@ func closestFlag(fs *flag.FlagSet, name string) string {
 		bestD = 4
 	}
 	fs.VisitAll(func(f *flag.Flag) {
-		d := editDistance(strings.ToLower(name), f.Name)
-		if (strings.HasPrefix(f.Name, name) || strings.HasPrefix(name, f.Name)) && len(name) >= 3 && len(f.Name) >= 3 {
+		d := editDistance(name, f.Name)
+		if (strings.HasPrefix(f.Name, name) || strings.HasPrefix(name, f.Name)) && len(f.Name) >= 3 {
 			d = min(d, 1)
 		}
 		if d < bestD {
