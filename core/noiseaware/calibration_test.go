@@ -207,6 +207,16 @@ func priorPredictiveCoverage(t *testing.T, n int, eps, s float64, reps int, seed
 // truth and the simulation's random source.
 func forEachPriorPredictive(t *testing.T, n int, eps, s float64, reps int, seed uint64, asRun bool, f func(q *Posterior, truth []float64, r *rand.Rand)) {
 	t.Helper()
+	forEachPriorPredictiveRelease(t, n, eps, s, reps, seed, asRun, func(rel *Release, _ model.Model, truth []float64, r *rand.Rand) {
+		f(NewPosterior(rel), truth, r)
+	})
+}
+
+// forEachPriorPredictiveRelease is forEachPriorPredictive, calling f with
+// each replicate's release and the model of its simulated rows instead of
+// the posterior.
+func forEachPriorPredictiveRelease(t *testing.T, n int, eps, s float64, reps int, seed uint64, asRun bool, f func(rel *Release, m model.Model, truth []float64, r *rand.Rand)) {
+	t.Helper()
 	r := rand.New(rand.NewPCG(seed, 1))
 	truth := make([]float64, 6)
 	for range reps {
@@ -224,11 +234,12 @@ func forEachPriorPredictive(t *testing.T, n int, eps, s float64, reps int, seed 
 		user := append([]float64(nil), truth...)
 		p.ToUser(user, true)
 		simulateLogistic(tab, user, r)
-		rel, err := Run(p, buildLogistic(t, tab), r)
+		m := buildLogistic(t, tab)
+		rel, err := Run(p, m, r)
 		if err != nil {
 			t.Fatal(err)
 		}
-		f(NewPosterior(rel), truth, r)
+		f(rel, m, truth, r)
 	}
 }
 
