@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -98,7 +99,8 @@ var quickChecks = map[string]func(t *testing.T, dir string){
 	// bulk-ESS ≥ 400) and its 90% intervals must cover the truth at the
 	// issue's band 0.8–0.97 when the true coefficients are drawn from the
 	// prior the algorithm uses (prior-predictive coverage: 0.9 for an exact
-	// posterior), and at least 0.8 of the time at the fixed breast-cancer
+	// posterior; s = 10, and the clinical effect sizes s = 2.5 and 5), and
+	// at least 0.8 of the time at the fixed breast-cancer
 	// truth. A sampler that ignores the release noise covers 0.000
 	// (core/noiseaware's calibration test), per-iteration samplers that
 	// cannot mix 0.0. At the fixed truth there is no upper end: coefficients
@@ -130,9 +132,16 @@ var quickChecks = map[string]func(t *testing.T, dir string){
 			// (200 replicates, SE ≈ 0.027) varies: it fails when the
 			// coverage is outside the band by more than 2 of its standard
 			// errors (a plug-in posterior that ignores the noise covers 0).
-			pp, se := cnum(t, r, "coverage_90_prior_predictive"), cnum(t, r, "prior_predictive_se")
-			if lo, hi := experiment.UtilityCoverageRange[0], experiment.UtilityCoverageRange[1]; pp+2*se < lo || pp-2*se > hi {
-				t.Errorf("auto prior-predictive coverage of 90%% intervals at ε=%s: %.3f ± %.3f outside %.2f–%.2f", r["epsilon"], pp, se, lo, hi)
+			// The same holds at the clinical effect sizes (s = 2.5 and 5).
+			cols := [][3]string{{"coverage_90_prior_predictive", "prior_predictive_se", fmt.Sprint(experiment.UtilityPriorPredictiveSD)}}
+			for _, s := range experiment.UtilityClinicalPriorSDs {
+				cols = append(cols, [3]string{fmt.Sprintf("coverage_90_prior_predictive_sd%g", s), fmt.Sprintf("prior_predictive_se_sd%g", s), fmt.Sprint(s)})
+			}
+			for _, c := range cols {
+				pp, se := cnum(t, r, c[0]), cnum(t, r, c[1])
+				if lo, hi := experiment.UtilityCoverageRange[0], experiment.UtilityCoverageRange[1]; pp+2*se < lo || pp-2*se > hi {
+					t.Errorf("auto prior-predictive coverage of 90%% intervals at ε=%s, truths from N(0, %s²): %.3f ± %.3f outside %.2f–%.2f", r["epsilon"], c[2], pp, se, lo, hi)
+				}
 			}
 		}
 		if n == 0 {

@@ -48,7 +48,10 @@ import (
 //     prior, which covers a fixed value inside the prior's bulk every time
 //     and one outside it never, so measure 2 over-covers (1.00 for such
 //     coefficients) for any correct posterior. Measure 3 is the one the CI
-//     band (UtilityCoverageRange) is checked against.
+//     band (UtilityCoverageRange) is checked against. It is also reported
+//     at the clinical effect sizes UtilityClinicalPriorSDs (s = 2.5 and 5,
+//     each with that prior), where fewer replicates are close to
+//     separation.
 //
 // Every run is what a user gets by typing only the public bounds and the
 // budget: logistic regression on the scaled predictors, 4 chains, and the
@@ -71,6 +74,15 @@ const UtilityDelta = 1e-5
 // algorithm: a per-half-range effect of 10 is a log-odds change of 20
 // across a predictor's public range, large but not extreme.
 const UtilityPriorPredictiveSD = 10.0
+
+// UtilityClinicalPriorSDs are the prior sds (scaled space) of the
+// prior-predictive coverage at the effect sizes a clinical analysis
+// expects, reported beside the one at UtilityPriorPredictiveSD: s = 2.5 is
+// an odds ratio of e^±4 across half a predictor's public range at 1.6 sd,
+// s = 5 twice that. At s = 10 many replicates are close to separation,
+// where even the non-private Laplace approximation covers only 0.88–0.89
+// (docs/RESULTS.md "Utility").
+var UtilityClinicalPriorSDs = []float64{2.5, 5}
 
 // RecommendedAlgorithm is the name the experiment runs as "the recommended
 // algorithm": the private default of `dpmcmc sample --algorithm auto`
@@ -358,6 +370,9 @@ func utilityExperiment(ctx context.Context, o Options) (*Output, error) {
 
 	real := &Table{Name: "utility_real", Header: []string{"algorithm", "runs_as", "n", "epsilon", "max_rhat", "min_bulk_ess", "mean_abs_err_sd", "min_sd_ratio", "median_sd_ratio", "share_90ci_contains_np_mean", "error"}}
 	cov := &Table{Name: "utility_coverage", Header: []string{"algorithm", "runs_as", "n", "epsilon", "replicates", "coverage_90", "coverage_se", "coverage_by_coefficient", "failed_runs", "truth", "coverage_90_prior_predictive", "prior_predictive_se", "prior_predictive_by_coefficient", "prior_predictive_failed_runs"}}
+	for _, s := range UtilityClinicalPriorSDs {
+		cov.Header = append(cov.Header, fmt.Sprintf("coverage_90_prior_predictive_sd%g", s), fmt.Sprintf("prior_predictive_se_sd%g", s))
+	}
 	out := &Output{Tables: []*Table{real, cov}}
 	covSeries := map[string]*Series{}
 	ppSeries := map[string]*Series{}
@@ -430,11 +445,21 @@ func utilityExperiment(ctx context.Context, o Options) (*Output, error) {
 				for _, h := range byCoef {
 					bc = append(bc, fmt.Sprintf("%.2f", float64(h)/float64(max(1, R-failed))))
 				}
-				pp, err := priorPredictiveCoverage(ctx, d, alg, eps, R, o.Seed+uint64(n)*1000)
+				pp, err := priorPredictiveCoverage(ctx, d, alg, eps, R, o.Seed+uint64(n)*1000, UtilityPriorPredictiveSD)
 				if err != nil {
 					return out, err
 				}
-				cov.Add(alg, priv.alg, n, eps, R, cv, se, strings.Join(bc, " "), failed, truthText, pp.coverage, pp.se, pp.byCoef, pp.failed)
+				row := []any{alg, priv.alg, n, eps, R, cv, se, strings.Join(bc, " "), failed, truthText, pp.coverage, pp.se, pp.byCoef, pp.failed}
+				var clinical []string
+				for _, s := range UtilityClinicalPriorSDs {
+					c, err := priorPredictiveCoverage(ctx, d, alg, eps, R, o.Seed+uint64(n)*1000+uint64(100*s), s)
+					if err != nil {
+						return out, err
+					}
+					row = append(row, c.coverage, c.se)
+					clinical = append(clinical, fmt.Sprintf("%.3f ± %.3f at s = %g", c.coverage, c.se, s))
+				}
+				cov.Add(row...)
 				if ppSeries[label] == nil {
 					ppSeries[label] = &Series{Label: label}
 				}
@@ -445,8 +470,8 @@ func utilityExperiment(ctx context.Context, o Options) (*Output, error) {
 				}
 				covSeries[label].X = append(covSeries[label].X, eps)
 				covSeries[label].Y = append(covSeries[label].Y, cv)
-				line := fmt.Sprintf("%s (runs as %s) n=%d ε=%g: max R-hat %.3f, min bulk-ESS %.0f, |Δmean| %.2f sd, sd ratio min %.2f, 90%% CI ∋ non-private mean %.0f%%; coverage %.3f ± %.3f (by coefficient %s; %d replicates, %d failed); prior-predictive coverage %.3f ± %.3f (by coefficient %s, %d failed)",
-					alg, priv.alg, n, eps, c.rhat, c.ess, c.meanErr, c.sdRatioMin, 100*c.containsNP, cv, se, strings.Join(bc, " "), R, failed, pp.coverage, pp.se, pp.byCoef, pp.failed)
+				line := fmt.Sprintf("%s (runs as %s) n=%d ε=%g: max R-hat %.3f, min bulk-ESS %.0f, |Δmean| %.2f sd, sd ratio min %.2f, 90%% CI ∋ non-private mean %.0f%%; coverage %.3f ± %.3f (by coefficient %s; %d replicates, %d failed); prior-predictive coverage %.3f ± %.3f (by coefficient %s, %d failed; s = %g), at clinical effect sizes %s",
+					alg, priv.alg, n, eps, c.rhat, c.ess, c.meanErr, c.sdRatioMin, 100*c.containsNP, cv, se, strings.Join(bc, " "), R, failed, pp.coverage, pp.se, pp.byCoef, pp.failed, UtilityPriorPredictiveSD, strings.Join(clinical, ", "))
 				o.logf("utility: %s", line)
 				out.Summary = append(out.Summary, line)
 			}
@@ -494,11 +519,10 @@ type ppCoverage struct {
 }
 
 // priorPredictiveCoverage runs alg on R replicates whose true coefficients
-// are drawn from N(0, s²) (s = UtilityPriorPredictiveSD, public seed) with
-// the algorithm's prior set to the same N(0, s²), and returns the share of
-// 90% intervals that contain the truth (measure 3 in the file's doc).
-func priorPredictiveCoverage(ctx context.Context, d *utilityDesign, alg string, eps float64, R int, seed uint64) (ppCoverage, error) {
-	const s = UtilityPriorPredictiveSD
+// are drawn from N(0, s²) (public seed) with the algorithm's prior set to
+// the same N(0, s²), and returns the share of 90% intervals that contain
+// the truth (measure 3 in the file's doc).
+func priorPredictiveCoverage(ctx context.Context, d *utilityDesign, alg string, eps float64, R int, seed uint64, s float64) (ppCoverage, error) {
 	k := d.p() + 1
 	hit, total, failed := 0, 0, 0
 	byCoef := make([]int, k)
