@@ -376,6 +376,7 @@ func utilityExperiment(ctx context.Context, o Options) (*Output, error) {
 	out := &Output{Tables: []*Table{real, cov}}
 	covSeries := map[string]*Series{}
 	ppSeries := map[string]*Series{}
+	clinicalSeries := map[string]*Series{}
 	errSeries := map[string]*Series{}
 	truthText := strings.Trim(strings.Join(strings.Fields(fmt.Sprint(truth)), " "), "[]")
 
@@ -458,6 +459,12 @@ func utilityExperiment(ctx context.Context, o Options) (*Output, error) {
 					}
 					row = append(row, c.coverage, c.se)
 					clinical = append(clinical, fmt.Sprintf("%.3f ± %.3f at s = %g", c.coverage, c.se, s))
+					cl := fmt.Sprintf("%s, s = %g", label, s)
+					if clinicalSeries[cl] == nil {
+						clinicalSeries[cl] = &Series{Label: cl}
+					}
+					clinicalSeries[cl].X = append(clinicalSeries[cl].X, eps)
+					clinicalSeries[cl].Y = append(clinicalSeries[cl].Y, c.coverage)
 				}
 				cov.Add(row...)
 				if ppSeries[label] == nil {
@@ -477,23 +484,15 @@ func utilityExperiment(ctx context.Context, o Options) (*Output, error) {
 			}
 		}
 	}
-	// The prior-predictive figure: a fixed axis with the exact posterior's
-	// 0.90 and the band drawn, legend below the lines.
-	ppFig := utilityFigure("utility_coverage_prior_predictive", "Coverage of 90% credible intervals (truths drawn from the prior)", "coverage", ppSeries, epsList)
-	ppFig.YMin, ppFig.YMax, ppFig.LegendBottom = 0.5, 1, true
-	for _, ref := range []struct {
-		label string
-		y     float64
-	}{{"exact posterior: 0.90", 0.9}, {"issue's band 0.85–0.95", 0.85}, {"", 0.95}} {
-		sr := Series{Label: ref.label, Line: true}
-		for _, e := range epsList {
-			sr.X, sr.Y = append(sr.X, e), append(sr.Y, ref.y)
-		}
-		ppFig.Series = append(ppFig.Series, sr)
-	}
+	// The prior-predictive figures (s = 10, and the clinical effect sizes):
+	// a fixed axis with the exact posterior's 0.90 and the band
+	// drawn, legend below the lines.
+	ppFig := calibrationFigure(utilityFigure("utility_coverage_prior_predictive", "Coverage of 90% credible intervals (truths drawn from the prior)", "coverage", ppSeries, epsList), epsList)
+	clinicalFig := calibrationFigure(utilityFigure("utility_coverage_prior_predictive_clinical", "Coverage of 90% intervals, truths from the prior at s = 2.5 and 5", "coverage", clinicalSeries, epsList), epsList)
 	out.Figures = append(out.Figures,
 		utilityFigure("utility_coverage", "Coverage of 90% credible intervals (simulation, fixed truth)", "coverage", covSeries, epsList),
 		ppFig,
+		clinicalFig,
 		utilityFigure("utility_error", "|private mean − non-private mean| in posterior sds (real data)", "mean error (sds)", errSeries, epsList))
 	return out, nil
 }
@@ -507,6 +506,23 @@ func utilityFigure(name, title, ylabel string, series map[string]*Series, eps []
 	sort.Strings(keys)
 	for _, k := range keys {
 		f.Series = append(f.Series, *series[k])
+	}
+	return f
+}
+
+// calibrationFigure sets f's axis to 0.5–1 with the legend below and adds
+// the exact posterior's 0.90 and the band 0.85–0.95 as lines.
+func calibrationFigure(f *Figure, eps []float64) *Figure {
+	f.YMin, f.YMax, f.LegendBottom = 0.5, 1, true
+	for _, ref := range []struct {
+		label string
+		y     float64
+	}{{"exact posterior: 0.90", 0.9}, {"issue's band 0.85–0.95", 0.85}, {"", 0.95}} {
+		sr := Series{Label: ref.label, Line: true}
+		for _, e := range eps {
+			sr.X, sr.Y = append(sr.X, e), append(sr.Y, ref.y)
+		}
+		f.Series = append(f.Series, sr)
 	}
 	return f
 }
