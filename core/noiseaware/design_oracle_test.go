@@ -26,13 +26,14 @@ import (
 // N(0, 10²) on the scaled space, seed 9): shipped 0.819, exact information
 // 0.864, exact design 0.872 (60 replicates, this test); 0.820, 0.843, 0.877
 // with 100 replicates and chains twice as long. A third of the shortfall
-// is the release noise on M, two thirds the curvature beyond the expansion
-// point: the score saturates there, where the linearisation keeps it
-// growing, so far coefficients are excluded too firmly. The test requires the exact-design posterior to be
-// calibrated (0.85–0.97: it is the likelihood's own approximation, the
-// normal sampling distribution of the score, that is checked) and the
-// shipped one to fall short of it; a change that closes the gap fails the
-// second check and should update this comment and the docs.
+// is the release noise on M, two thirds the curvature beyond the
+// expansion point: the score saturates there, where the linearisation
+// keeps it growing, so far coefficients are excluded too firmly. The test
+// requires the exact-design posterior to be calibrated (0.85–0.97: it is
+// the likelihood's own approximation, the normal sampling distribution of
+// the score, that is checked) and the shipped one to fall short of it; a
+// change that closes the gap fails the second check and should update
+// this comment and the docs.
 func TestWhatTheDesignIsWorth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
