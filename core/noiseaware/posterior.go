@@ -140,8 +140,14 @@ func (q *Posterior) drawInfo(r *rand.Rand) {
 
 // DrawScaled writes one posterior draw of the scaled coefficients to out.
 func (q *Posterior) DrawScaled(r *rand.Rand, out []float64) {
-	d := q.d
 	q.drawInfo(r)
+	q.drawGivenInfo(r, out)
+}
+
+// drawGivenInfo writes a draw of θ | S̃, M with M = q.m (scaled
+// coefficients) to out.
+func (q *Posterior) drawGivenInfo(r *rand.Rand, out []float64) {
+	d := q.d
 	if !q.meanGivenInfo(out) {
 		q.toTheta(out)
 		return

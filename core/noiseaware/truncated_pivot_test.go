@@ -141,14 +141,7 @@ func (e *truncatedPivot) draws(r *rand.Rand, k int) [][]float64 {
 		}
 		out[i] = make([]float64, d)
 		copy(q.m, e.cur)
-		q.meanGivenInfo(out[i])
-		for j := range d {
-			q.z[j] = mathx.NormFloat64(r)
-		}
-		backward(q.p, d, q.z)
-		for j := range d {
-			out[i][j] += q.z[j]
-		}
+		q.drawGivenInfo(r, out[i])
 	}
 	return out
 }
