@@ -31,7 +31,7 @@
 //	                                      reported so far (a lower bound while running), or {error}
 //	exportDraws(configJSON, namesJSON, chains)          tidy draws CSV text or {error}
 //	exportStan(configJSON, namesJSON, chains, c, n, cancelled, release?) Stan CSV text (with the privacy report of a private run;
-//	                                      release: info.release of a shared-release run, so the report says its coordinates) or {error}
+//	                                      release: info.release of a shared-release run, checked against the run's plan) or {error}
 //	plan(file, configJSON)                JSON {plan, config (resolved)} as the chains will run, or {error}
 //	report(configJSON, n, d, itersJSON, cancelled, release?) privacy report JSON or {error} (renderResults and budget supersede it on the page)
 //

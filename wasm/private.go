@@ -66,9 +66,10 @@ func plan(src source, cfgJSON string) (*planResult, error) {
 // chains ran iterations (warmup included); cfg is the resolved config.
 // release is the JSON of the run's shared release (chain 0's
 // chainInfo.Release, noise-aware), "" when there is none or it is not
-// known yet: the report then says in which coordinates it was made
-// (PrivacyReport.NoteReleaseOrSay: a release it cannot read leaves a note,
-// never a report that is not written).
+// known yet: the report then checks it is this run's
+// (PrivacyReport.NoteReleaseOrSay: a release it cannot check leaves a
+// note, never a report that is not written); it states nothing computed
+// from it.
 func newReport(cfg *run.Config, n, d int, iterations []int, cancelled bool, release string) (*run.PrivacyReport, error) {
 	r, err := run.NewReport(cfg, n, d, iterations, cancelled)
 	if err != nil || release == "" {

@@ -28,8 +28,8 @@ type runInfo struct {
 	Aborted *chainAbort  `json:"aborted,omitempty"`
 	Chains  []localChain `json:"chains"`
 	// Release is the JSON of the run's shared release (noise-aware: chain
-	// 0's chainInfo.Release), so that the report says in which coordinates
-	// it was made; "" for other algorithms.
+	// 0's chainInfo.Release), which the report checks is this run's; ""
+	// for other algorithms.
 	Release string `json:"release,omitempty"`
 }
 

@@ -205,22 +205,17 @@ func designCoordsNote(dp *noiseaware.Plan) string {
 		num(noiseaware.DesignCoordsGain), num(dp.ClipRadius), sens[0], sens[1], strings.Join(stdS, ", "), strings.Join(stdM, ", "), dp.Releases)
 }
 
-// Values of PrivacyReport.ReleaseCoordinates.
-const (
-	CoordinatesBox    = "box"
-	CoordinatesDesign = "design-adapted"
-)
-
-// NoteRelease adds to r, the report of a noise-aware run (cfg, n rows, d
-// coefficients), what the run's release shows: for a run whose first
-// release chooses the coordinates of the later ones (logistic and Poisson
-// with an intercept), which coordinates it chose and on what evidence
-// (ReleaseCoordinates, a note, the settings design_min_eigenvalue and
-// design_eigenvalue_limit). release is the JSON of the release the chains
-// sampled from (Result.Release, Chain.ReleaseJSON): the mechanism's
-// output, so the note is post-processing and ε is unchanged. A release
-// that is not this run's (other rows, noise or shape) is refused. Other
-// algorithms and models, and a nil release, leave r as it is.
+// NoteRelease checks that release, the JSON of the release the chains of
+// a noise-aware run (cfg, n rows, d coefficients) sampled from
+// (Result.Release, Chain.ReleaseJSON), is this run's: made on n rows with
+// the noise of this run's plan (Plan.Verify), so that the report's ε is the
+// one it was made under. It adds nothing computed from the release: which
+// coordinates the later releases used, and the first release's eigenvalue
+// estimate behind that choice, are data-dependent (DESIGN.md rule 5: an
+// export holds the draws, the public config and the report, never another
+// data-dependent statistic), so the report states only the public rule
+// (designCoordsNote). Other algorithms and models, and a nil release, are
+// not checked.
 func (r *PrivacyReport) NoteRelease(cfg *Config, n, d int, release []byte) error {
 	if release == nil || !SharedRelease(cfg.Algorithm) || isMeanStatisticModel(cfg.Model.Model) {
 		return nil
@@ -233,31 +228,18 @@ func (r *PrivacyReport) NoteRelease(cfg *Config, n, d int, release []byte) error
 	if err := json.Unmarshal(release, &rel); err != nil {
 		return fmt.Errorf("the run's release: %w", err)
 	}
-	inForce, err := np.Verify(&rel, strings.ToLower(strings.TrimSpace(cfg.Model.Model)), n, d)
-	if err != nil {
+	if _, err := np.Verify(&rel, strings.ToLower(strings.TrimSpace(cfg.Model.Model)), n, d); err != nil {
 		return fmt.Errorf("the run's release: %w", err)
-	}
-	least, limit, ok := np.DesignEvidence(&rel)
-	if !ok {
-		return nil
-	}
-	r.Settings["design_min_eigenvalue"], r.Settings["design_eigenvalue_limit"] = least, limit
-	if inForce == np.Design() {
-		r.ReleaseCoordinates = CoordinatesDesign
-		r.Notes = append(r.Notes, fmt.Sprintf("this run's releases 2–%d were made in design-adapted coordinates: the first release estimated an eigenvalue of the predictors' covariance of %.3g, below the rule's %.3g (the predictors fill a small part of their bounds in some direction)", np.Releases, least, limit))
-	} else {
-		r.ReleaseCoordinates = CoordinatesBox
-		r.Notes = append(r.Notes, fmt.Sprintf("this run's releases 2–%d were made in the bounds' box: the smallest eigenvalue of the predictors' covariance that the first release estimated, %.3g, is not below the rule's %.3g", np.Releases, least, limit))
 	}
 	return nil
 }
 
 // NoteReleaseOrSay is NoteRelease for a report that must be written
 // whatever happens (the budget is spent): a release NoteRelease refuses
-// leaves the report without ReleaseCoordinates and with a note saying why.
+// leaves a note saying why.
 func (r *PrivacyReport) NoteReleaseOrSay(cfg *Config, n, d int, release []byte) {
 	if err := r.NoteRelease(cfg, n, d, release); err != nil {
-		r.Notes = append(r.Notes, "the coordinates of the releases after the first are not stated: "+err.Error())
+		r.Notes = append(r.Notes, "the release the chains sampled from could not be checked against this run's plan: "+err.Error())
 	}
 }
 

@@ -77,16 +77,9 @@ type PrivacyReport struct {
 	// (a chain's state became non-finite: *NonFiniteError): the iterations
 	// that ran are charged, but no draw is released as a posterior sample.
 	// Statement says it too (MarkAborted).
-	Aborted string `json:"aborted,omitempty"`
-	// ReleaseCoordinates (noise-aware logistic and Poisson runs whose
-	// release is known: NoteRelease) says in which coordinates the releases
-	// after the first were made: "box" (the predictors scaled by their
-	// public bounds) or "design-adapted" (whitened by the first release's
-	// estimate of their covariance). Either way ε is the same; the choice
-	// is post-processing of the first release.
-	ReleaseCoordinates string   `json:"release_coordinates,omitempty"`
-	Notes              []string `json:"notes,omitempty"`
-	Statement          string   `json:"statement"`
+	Aborted   string   `json:"aborted,omitempty"`
+	Notes     []string `json:"notes,omitempty"`
+	Statement string   `json:"statement"`
 }
 
 // cancelledNote is the note of a report whose run stopped early.

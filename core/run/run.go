@@ -474,7 +474,7 @@ type Result struct {
 	// Release is the JSON of the run's one shared release (noise-aware,
 	// Chain.ReleaseJSON), nil for other algorithms or when no chain
 	// started: the mechanism's output, public once made, never its key.
-	// Report reads it (PrivacyReport.NoteRelease).
+	// Report checks it is this run's (PrivacyReport.NoteRelease).
 	Release []byte
 }
 

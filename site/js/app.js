@@ -969,7 +969,7 @@ export class App {
             run.failed = 'chain 1 made no release to share';
             this.pool.cancel(run.id);
           } else {
-            // Kept for the report, which says in which coordinates it was made.
+            // Kept for the report, which checks it is this run's.
             run.release = info.release;
             if (!run.cancelling) for (let c = 1; c < run.chains.length; c++) this.startChain(run, c, info.release);
           }

@@ -59,7 +59,7 @@ export class Results {
       // results not usable (no summary, no draw exports), as the CLI.
       aborted: run.aborted ?? undefined,
       chains: run.chains.map((c) => ({ iterations: c.iterations, accepted: c.accepted, ms: c.ms ?? 0, ...c.local })),
-      // noise-aware: the run's one release, so that the report says in which coordinates it was made.
+      // noise-aware: the run's one release, which the report checks is this run's.
       release: run.release ?? undefined,
     };
     const r = JSON.parse(this.api.renderResults(run.resolvedJSON, JSON.stringify(run.names), this.chainArgs(), JSON.stringify(info)));
