@@ -179,6 +179,13 @@ for (const variant of Object.keys(sites)) test(`${variant} site: breast-cancer C
       }
     }
 
+    // Under the summary, noise-aware's measured calibration (the share of
+    // its 90% and 95% intervals that contained the truth in the published
+    // simulations; report.CalibrationNote), the CLI's line.
+    const cal = page.getByTestId('calibration-note');
+    assert.equal(await cal.isVisible(), true);
+    assert.match(await cal.textContent(), /^Calibration \(measured in simulation, docs\/RESULTS\.md "Utility"\): .*90% intervals contained \d+–\d+% of true effects of clinical size/);
+
     // A non-private run of the same model (the native CLI's HMC on the
     // same config without the budget, and the same prior: scale bounds,
     // N(0, 20²) on the scaled coefficients, which a non-private config

@@ -344,6 +344,9 @@ func TestResultsPrivate(t *testing.T) {
 	if !v.Private || v.ReportJSON != string(want) || v.Statement != rep.Statement {
 		t.Errorf("report %q\nstatement %q", v.ReportJSON, v.Statement)
 	}
+	if v.CalibrationNote != "" {
+		t.Errorf("dp-penalty given noise-aware's calibration note %q", v.CalibrationNote)
+	}
 	if v.Budget != "Privacy budget spent: "+report.Budget(rep.Epsilon, 2, 1e-5)+"." || !strings.Contains(v.Budget, "of 2 (δ = 1e-05)") {
 		t.Errorf("budget %q", v.Budget)
 	}
@@ -552,6 +555,11 @@ func TestNoiseAwarePageChainsShareOneRelease(t *testing.T) {
 	}
 	if view.ReportJSON != string(a) {
 		t.Errorf("the results' report is not the CLI's:\n%s", view.ReportJSON)
+	}
+	// The measured calibration of noise-aware's intervals, under the
+	// summary and among the report's notes, as the CLI states them.
+	if cal := report.CalibrationNote("logistic"); cal == "" || view.CalibrationNote != cal || !slices.Contains(withRel.Notes, cal) {
+		t.Errorf("calibration note %q, report notes %q", view.CalibrationNote, withRel.Notes)
 	}
 	// A release of other rows: the report is still made (the budget was
 	// spent), and says the release could not be checked.

@@ -94,7 +94,11 @@ type resultsView struct {
 	// DirectionNote says which predictors' effects the draws determine in
 	// direction (report.DirectionNote), "" for other models.
 	DirectionNote string
-	Local         []string // one line per chain
+	// CalibrationNote is how often noise-aware's 90% intervals contained
+	// the truth in the published simulations (report.CalibrationNote), ""
+	// for other samplers.
+	CalibrationNote string
+	Local           []string // one line per chain
 }
 
 // PageScaleHint is run.ScaleAutoHint as the page says it: the page's
@@ -193,6 +197,9 @@ func results(cfg *run.Config, names []string, chains []chainData, info runInfo) 
 			v.PriorPullNote = report.PriorPullNote(rows, prior, run.PriorCentres(cfg, d.Names), scaled, run.PriorShifts(cfg, d))
 		}
 		v.DirectionNote = report.DirectionNote(rows, model, v.Private, verdict.Converged)
+		if cfg.Algorithm == run.NoiseAware {
+			v.CalibrationNote = report.CalibrationNote(model)
+		}
 		if run.ScaleAutoHint(cfg, names, verdict.Converged) != "" {
 			v.ScaleHint = PageScaleHint
 		}

@@ -137,6 +137,18 @@ var quickChecks = map[string]func(t *testing.T, dir string){
 			for _, s := range experiment.UtilityClinicalPriorSDs {
 				cols = append(cols, [3]string{fmt.Sprintf("coverage_90_prior_predictive_sd%g", s), fmt.Sprintf("prior_predictive_se_sd%g", s), fmt.Sprint(s)})
 			}
+			// The 95% intervals of the same draws contain the 90% ones, so
+			// they cover at least as often.
+			for _, pair := range [][2]string{{"coverage_95", "coverage_90"}, {"coverage_95_prior_predictive", "coverage_90_prior_predictive"}} {
+				if a, b := cnum(t, r, pair[0]), cnum(t, r, pair[1]); a < b {
+					t.Errorf("auto ε=%s: %s %.3f below %s %.3f", r["epsilon"], pair[0], a, pair[1], b)
+				}
+			}
+			for _, s := range experiment.UtilityClinicalPriorSDs {
+				if a, b := cnum(t, r, fmt.Sprintf("coverage_95_prior_predictive_sd%g", s)), cnum(t, r, fmt.Sprintf("coverage_90_prior_predictive_sd%g", s)); a < b {
+					t.Errorf("auto ε=%s, s = %g: 95%% coverage %.3f below the 90%% one %.3f", r["epsilon"], s, a, b)
+				}
+			}
 			for _, c := range cols {
 				pp, se := cnum(t, r, c[0]), cnum(t, r, c[1])
 				if lo, hi := experiment.UtilityCoverageRange[0], experiment.UtilityCoverageRange[1]; pp+2*se < lo || pp-2*se > hi {

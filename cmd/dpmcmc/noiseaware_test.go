@@ -302,7 +302,7 @@ func TestSampleNamesMostlyPriorCoefficients(t *testing.T) {
 // breast-cancer slopes radius, texture and smoothness raise the odds
 // (2.5% quantiles 1.1, 0.27 and 54 per unit); at ε = 0.5
 // no direction is determined and the line says so, with the budget's
-// remedy.
+// remedy. The private run also prints noise-aware's measured calibration.
 func TestSampleSaysEffectDirections(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {
@@ -328,6 +328,11 @@ func TestSampleSaysEffectDirections(t *testing.T) {
 		}
 		if len(rows) != 6 {
 			t.Fatalf("no summary table (%d rows):\n%s", len(rows), stdout)
+		}
+		// The private run (noise-aware) states its measured calibration;
+		// non-private HMC does not.
+		if cal := report.CalibrationNote("logistic"); strings.Contains(stdout, cal+"\n") != c.private {
+			t.Errorf("%v: calibration line present %v, want %v:\n%s", c.args, !c.private, c.private, stdout)
 		}
 	}
 }

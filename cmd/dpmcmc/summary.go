@@ -146,7 +146,8 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 // the public bounds), the verdict and, for a regression, the direction of
 // its effects (report.DirectionNote; private: the draws are a private
 // run's, which adds the budget's remedy when no direction is determined),
-// and, for converged draws, which parameters are heavy-tailed
+// noise-aware's measured calibration (report.CalibrationNote), and, for
+// converged draws, which parameters are heavy-tailed
 // (report.TailNote) and interceptNote (report.InterceptNote of the draws
 // and the public bounds). algorithm is the sampler of the draws ("" when
 // unknown): noise-aware's verdict and tail note have their own wording.
@@ -181,6 +182,9 @@ func writeSummaryTable(stdout io.Writer, heading string, rows []diag.ParamSummar
 	fmt.Fprintf(stdout, "\n%s\n", v)
 	if note := report.DirectionNote(rows, model, private, verdict.Converged); note != "" {
 		fmt.Fprintln(stdout, note)
+	}
+	if noiseAware {
+		fmt.Fprintln(stdout, report.CalibrationNote(model))
 	}
 	if verdict.Converged {
 		if note := report.TailNote(rows, noiseAware); note != "" {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dpmcmc/dpmcmc/core/dataset"
 	"github.com/dpmcmc/dpmcmc/core/model"
+	"github.com/dpmcmc/dpmcmc/core/report"
 )
 
 // synthDesign is n rows of (age, dose, y) with age ~ U(20, 80), dose ~
@@ -83,6 +84,7 @@ func TestCalibrationLinearPoisson(t *testing.T) {
 	}
 	const reps = 150
 	se := math.Sqrt(0.9 * 0.1 / float64(reps*3))
+	measured := map[string][2]float64{"linear": {1, 0}, "poisson": {1, 0}}
 	for _, c := range []struct {
 		family string
 		n      int
@@ -98,12 +100,22 @@ func TestCalibrationLinearPoisson(t *testing.T) {
 	} {
 		cov := glmCoverage(t, c.family, c.n, c.truth, c.yb, c.eps, reps, 21)
 		t.Logf("%s n = %d ε = %v: coverage %.3f (0.9 ± %.3f)", c.family, c.n, c.eps, cov, 3*se)
+		m := measured[c.family]
+		measured[c.family] = [2]float64{min(m[0], cov), max(m[1], cov)}
 		hi := 0.9 + 3*se
 		if c.family == "poisson" {
 			hi = 0.99
 		}
 		if cov < 0.9-3*se || cov > hi {
 			t.Errorf("%s n = %d ε = %v: coverage %.3f", c.family, c.n, c.eps, cov)
+		}
+	}
+	// The summary states these measurements (report.CalibrationNote): the
+	// stated ranges are the measured ones widened to whole percents.
+	for fam, stated := range map[string]report.CoverageRange{"linear": report.NoiseAwareLinearCoverage, "poisson": report.NoiseAwarePoissonCoverage} {
+		m := measured[fam]
+		if lo, hi := math.Floor(100*m[0]+1e-9)/100, math.Ceil(100*m[1]-1e-9)/100; math.Abs(stated.Lo-lo) > 1e-9 || math.Abs(stated.Hi-hi) > 1e-9 {
+			t.Errorf("%s: report.CalibrationNote states %v, measured %.3f–%.3f (%.2f–%.2f): update the note", fam, stated, m[0], m[1], lo, hi)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/dpmcmc/dpmcmc/core/model"
 	"github.com/dpmcmc/dpmcmc/core/noiseaware"
 	"github.com/dpmcmc/dpmcmc/core/privacy"
+	"github.com/dpmcmc/dpmcmc/core/report"
 )
 
 // NoiseAware is the name of the noise-aware algorithm (core/noiseaware).
@@ -473,6 +474,9 @@ func noiseAwareReport(r *PrivacyReport, cfg *Config, n, d int) error {
 		}
 	}
 	r.Notes = append(r.Notes, NoiseAwareApproximations, prior)
+	if c := report.CalibrationNote(cfg.Model.Model); c != "" {
+		r.Notes = append(r.Notes, c)
+	}
 	if np.Cap > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("Poisson: each row's fitted mean is capped at the outcome's public upper bound K = %s in the released score and information", fmtFloat(np.Cap)))
 	}
