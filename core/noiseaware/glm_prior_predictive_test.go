@@ -1,0 +1,149 @@
+package noiseaware
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/dpmcmc/dpmcmc/core/dataset"
+	"github.com/dpmcmc/dpmcmc/core/model"
+	"github.com/dpmcmc/dpmcmc/core/report"
+)
+
+// glmPriorPredictive is the prior-predictive coverage of the linear or
+// Poisson model's noise-aware intervals on synthDesign's predictors: each of
+// reps replicates draws the scaled coefficients (outcome scaled too, for
+// linear) from N(0, s²), simulates the outcome, releases at ε and samples
+// the posterior under that same N(0, s²) prior. It returns the share of
+// 90% and of 95% central intervals that contain the truth, and the 90%
+// share by coefficient (intercept, age, dose). For an exact posterior the
+// shares are 0.90 and 0.95 whatever n, ε, s and the design (Cook, Gelman &
+// Rubin 2006).
+func glmPriorPredictive(t *testing.T, family string, n int, s float64, ybound dataset.Bound, eps float64, reps int, seed uint64) (float64, float64, []float64) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 4))
+	sim := map[string]func(float64, *rand.Rand) float64{
+		"linear":  func(eta float64, r *rand.Rand) float64 { return eta + r.NormFloat64() },
+		"poisson": func(eta float64, r *rand.Rand) float64 { return poissonDraw(math.Exp(eta), r) },
+	}[family]
+	bounds := map[string]dataset.Bound{"age": {Lo: 18, Hi: 90}, "dose": {Lo: 0, Hi: 10}, "y": ybound}
+	build := func(truth []float64) model.Model {
+		tab := synthDesign(n, truth, r, sim)
+		if _, err := tab.ApplyBounds(bounds); err != nil {
+			t.Fatal(err)
+		}
+		m, err := model.Build(model.Spec{Model: family, Outcome: "y", Predictors: []string{"age", "dose"}}, tab)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	hit, hit95, total := 0, 0, 0
+	by := make([]float64, 3)
+	for range reps {
+		sp := specFor(t, build([]float64{0, 0, 0}), eps, 1e-5)
+		sp.PriorSD = s
+		p, err := NewPlan(sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		theta := []float64{s * r.NormFloat64(), s * r.NormFloat64(), s * r.NormFloat64()}
+		user := append([]float64(nil), theta...)
+		p.ToUser(user, true)
+		m := build(user)
+		rel, err := Run(p, m, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := NewPosterior(rel)
+		dr := make([][]float64, 1000)
+		for i := range dr {
+			dr[i] = make([]float64, 3)
+			q.DrawScaled(r, dr[i])
+		}
+		for j := range theta {
+			c := quantiles(dr, j, 0.05, 0.95)
+			if c[0] <= theta[j] && theta[j] <= c[1] {
+				hit++
+				by[j]++
+			}
+			c = quantiles(dr, j, 0.025, 0.975)
+			if c[0] <= theta[j] && theta[j] <= c[1] {
+				hit95++
+			}
+			total++
+		}
+	}
+	for j := range by {
+		by[j] /= float64(reps)
+	}
+	return float64(hit) / float64(total), float64(hit95) / float64(total), by
+}
+
+// With truths drawn from the prior the posterior uses, linear regression's
+// noise-aware intervals are calibrated, and Poisson's fall a little short,
+// most at the intercept, where the fixed truths of TestCalibrationLinearPoisson
+// had them on the safe side (0.94–0.98). Measured (seed 31, 200 replicates
+// × 3 coefficients; SE about 0.015–0.02):
+//
+//	linear  n = 500,  s = 0.2,  ε = 1    0.890 / 0.943
+//	linear  n = 2000, s = 0.2,  ε = 0.5  0.908 / 0.950
+//	linear  n = 500,  s = 0.05, ε = 3    0.893 / 0.947
+//	poisson n = 500,  s = 0.5,  ε = 3    0.852 / 0.913
+//	poisson n = 5000, s = 0.5,  ε = 0.5  0.872 / 0.927 (intercept 0.80)
+//	poisson n = 2000, s = 0.5,  ε = 1    0.897 / 0.945
+//	poisson n = 2000, s = 1,    ε = 1    0.850 / 0.900
+//
+// (90% / 95% intervals; s on the scaled space: per half-range of a
+// predictor's bound, for linear in half-ranges of the outcome's bound too.)
+// Poisson's outcome bound 0…20 clips the rare rows above 20, which the
+// posterior, capping only the mean, does not model. Fails when linear
+// leaves 0.85–0.95 or Poisson 0.80–0.95 (90%), or when the ranges
+// report.CalibrationNote states are not these measurements widened to
+// whole percents.
+func TestCalibrationPriorPredictiveLinearPoisson(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulation")
+	}
+	measured := map[string][2][2]float64{"linear": {{1, 0}, {1, 0}}, "poisson": {{1, 0}, {1, 0}}}
+	for _, c := range []struct {
+		family string
+		n      int
+		s      float64
+		yb     dataset.Bound
+		eps    float64
+	}{
+		{"linear", 500, 0.2, dataset.Bound{Lo: -10, Hi: 10}, 1},
+		{"linear", 2000, 0.2, dataset.Bound{Lo: -10, Hi: 10}, 0.5},
+		{"linear", 500, 0.05, dataset.Bound{Lo: -10, Hi: 10}, 3},
+		{"poisson", 500, 0.5, dataset.Bound{Lo: 0, Hi: 20}, 3},
+		{"poisson", 5000, 0.5, dataset.Bound{Lo: 0, Hi: 20}, 0.5},
+		{"poisson", 2000, 0.5, dataset.Bound{Lo: 0, Hi: 20}, 1},
+		{"poisson", 2000, 1, dataset.Bound{Lo: 0, Hi: 20}, 1},
+	} {
+		cov, cov95, by := glmPriorPredictive(t, c.family, c.n, c.s, c.yb, c.eps, 200, 31)
+		t.Logf("%s n = %d, s = %v, ε = %v: 90%% intervals %.3f (by coefficient %.2f), 95%% %.3f", c.family, c.n, c.s, c.eps, cov, by, cov95)
+		lo := 0.85
+		if c.family == "poisson" {
+			lo = 0.80
+		}
+		if cov < lo || cov > 0.95 {
+			t.Errorf("%s n = %d, s = %v, ε = %v: prior-predictive coverage %.3f outside %.2f–0.95", c.family, c.n, c.s, c.eps, cov, lo)
+		}
+		m := measured[c.family]
+		m[0] = [2]float64{min(m[0][0], cov), max(m[0][1], cov)}
+		m[1] = [2]float64{min(m[1][0], cov95), max(m[1][1], cov95)}
+		measured[c.family] = m
+	}
+	for fam, stated := range map[string][2]report.CoverageRange{
+		"linear":  {report.NoiseAwareLinearPriorPredictive, report.NoiseAwareLinearPriorPredictive95},
+		"poisson": {report.NoiseAwarePoissonPriorPredictive, report.NoiseAwarePoissonPriorPredictive95},
+	} {
+		for k, level := range []string{"90%", "95%"} {
+			m := measured[fam][k]
+			if lo, hi := math.Floor(100*m[0]+1e-9)/100, math.Ceil(100*m[1]-1e-9)/100; math.Abs(stated[k].Lo-lo) > 1e-9 || math.Abs(stated[k].Hi-hi) > 1e-9 {
+				t.Errorf("%s, %s intervals: report.CalibrationNote states %v, measured %.3f–%.3f (%.2f–%.2f): update the note", fam, level, stated[k], m[0], m[1], lo, hi)
+			}
+		}
+	}
+}
