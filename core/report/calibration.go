@@ -66,7 +66,7 @@ func CalibrationNote(model string) string {
 		return "Calibration (measured in simulation, docs/RESULTS.md \"Utility\"): on the breast-cancer design at 569 to 50,000 rows and ε = 0.5 to 8, with true coefficients drawn from the prior, noise-aware's 90% intervals contained " +
 			pct(NoiseAwareClinicalCoverage) + " of true effects of clinical size (sd 2.5 or 5 log odds per half-range of a predictor's bound) and " +
 			pct(NoiseAwareLargeEffectCoverage) + " of very large ones (sd 10, outcomes close to separation); its 95% intervals, the table's, contained " +
-			pct(NoiseAwareClinicalCoverage95) + " and " + pct(NoiseAwareLargeEffectCoverage95) + ". Where an odds ratio is huge, its interval is somewhat narrower than its label says."
+			pct(NoiseAwareClinicalCoverage95) + " and " + pct(NoiseAwareLargeEffectCoverage95) + ". With very large effects in the data, the intervals are somewhat narrower than their label says."
 	case "poisson":
 		return "Calibration (measured in simulation): with true coefficients drawn from the prior (sd 0.5 and 1 log rate ratio per half-range of a predictor's bound), 500 to 5,000 rows and ε = 0.5 to 3, noise-aware's 90% intervals contained " +
 			pct(NoiseAwarePoissonPriorPredictive) + " of them and its 95% intervals, the table's, " + pct(NoiseAwarePoissonPriorPredictive95) +
