@@ -120,6 +120,19 @@ var quickChecks = map[string]func(t *testing.T, dir string){
 			}
 			atLeast(t, "auto bulk-ESS at ε="+r["epsilon"], cnum(t, r, "min_bulk_ess"), 400)
 			atLeast(t, "auto sd ratio at ε="+r["epsilon"], cnum(t, r, "min_sd_ratio"), 0.8)
+			// Repeated runs on the same rows (fresh release noise): every
+			// one converges with no sd below 0.8× the non-private one, and
+			// at least 4 in 5 have ≥ 80% of their 90% intervals containing
+			// the non-private mean (about 99 in 100 do at n = 569, ε = 3).
+			if k := cnum(t, r, "real_runs"); k < 5 {
+				t.Errorf("auto ε=%s: %g real-data runs, want 5", r["epsilon"], k)
+			}
+			if rh := cnum(t, r, "max_rhat_runs"); rh > 1.01 {
+				t.Errorf("auto ε=%s: max R-hat over the runs %g", r["epsilon"], rh)
+			}
+			atLeast(t, "auto bulk-ESS over the runs at ε="+r["epsilon"], cnum(t, r, "min_bulk_ess_runs"), 400)
+			atLeast(t, "auto sd ratio over the runs at ε="+r["epsilon"], cnum(t, r, "min_sd_ratio_runs"), 0.8)
+			atLeast(t, "auto share of runs meeting the non-private-mean criterion at ε="+r["epsilon"], cnum(t, r, "share_runs_np_criterion"), 0.8)
 		}
 		n := 0
 		for _, r := range readRows(t, dir, "utility_coverage") {
