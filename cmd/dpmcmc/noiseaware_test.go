@@ -111,11 +111,15 @@ func TestSampleNoiseAwareLinearPoisson(t *testing.T) {
 	}
 	// The gaussian model runs when every data column it reads is bounded,
 	// and is refused, with the column named, when one is not.
-	code, _, stderr = runCLI(t, "sample", "--data", "../../testdata/noiseaware/linear_small.csv", "--model", "gaussian",
-		"--predictors", "age", "--bound", "age=18:90", "--algorithm", "noise-aware", "--epsilon", "1", "--delta", "1e-5",
+	code, stdout, stderr := runCLI(t, "sample", "--data", "../../testdata/noiseaware/linear_small.csv", "--model", "gaussian",
+		"--predictors", "dose,age", "--bound", "age=18:90", "--bound", "dose=0:10", "--algorithm", "noise-aware", "--epsilon", "1", "--delta", "1e-5",
 		"--out", filepath.Join(dir, "g.csv"), "--quiet")
 	if code != 0 {
-		t.Errorf("gaussian model with its column bounded: exit %d, %s", code, stderr)
+		t.Errorf("gaussian model with its columns bounded: exit %d, %s", code, stderr)
+	}
+	// Under its summary a line says which column each theta is the mean of.
+	if !strings.Contains(stdout, "\nParameters: theta1 the mean of dose, theta2 the mean of age.\n") {
+		t.Errorf("gaussian model: no line naming the columns of theta1, theta2:\n%s", stdout)
 	}
 	code, _, stderr = runCLI(t, "sample", "--data", "../../testdata/noiseaware/linear_small.csv", "--model", "gaussian",
 		"--predictors", "age,y", "--bound", "age=18:90", "--algorithm", "noise-aware", "--epsilon", "1", "--delta", "1e-5",

@@ -666,6 +666,11 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 			report.InterceptNote(p.Config.Model.Model, d.Names, p.Config.Data.Bounds, report.ReferenceCodes(p.Config.Data.Categories), d.Values, p.Config.Data.Bounds[p.Config.Model.Outcome])); err != nil {
 			return err
 		}
+		// The gaussian model's theta1, theta2, … are its columns' means, in
+		// the order of its data columns (named in the resolved config).
+		if note := report.MeanColumnsNote(p.Config.Model.Model, d.Names, p.Config.Model.Predictors); note != "" {
+			fmt.Fprintln(stdout, note)
+		}
 		// Advice, not part of the summary (which equals `dpmcmc summary`'s,
 		// but for the heading of a sampler without warmup and a linear
 		// mean outcome undetermined against the outcome's bound, which the
