@@ -332,9 +332,9 @@ type realRepeats struct {
 	maxRhat, minESS, minSDRatio float64
 }
 
-// repeatReal makes k runs of alg on the real rows of d (the first is c,
-// already made) and summarises them against the non-private reference.
-func repeatReal(ctx context.Context, d *utilityDesign, ref *posterior, alg, runsAs string, eps float64, seed uint64, first utilityCell, k int) (realRepeats, error) {
+// repeatReal summarises k runs of alg on the real rows of d against the
+// non-private reference ref: first, already made, and k − 1 more.
+func repeatReal(ctx context.Context, d *utilityDesign, ref *posterior, alg string, eps float64, seed uint64, first utilityCell, k int) (realRepeats, error) {
 	out := realRepeats{maxRhat: 0, minESS: math.Inf(1), minSDRatio: math.Inf(1)}
 	meet, sum := 0, 0.0
 	add := func(c utilityCell) {
@@ -488,7 +488,7 @@ func utilityExperiment(ctx context.Context, o Options) (*Output, error) {
 					continue
 				}
 				c := compareToReference(priv, ref)
-				rr, err := repeatReal(ctx, d, ref, alg, priv.alg, eps, o.Seed, c, realRuns(o, priv.alg))
+				rr, err := repeatReal(ctx, d, ref, alg, eps, o.Seed, c, realRuns(o, priv.alg))
 				if err != nil {
 					return out, err
 				}
