@@ -105,6 +105,11 @@ for (const variant of Object.keys(sites)) test(`${variant} site: breast-cancer C
     // The chains mix, but the preview warns: the line is marked.
     assert.equal(await forecast.evaluate((e) => e.dataset.willMix), 'true');
     assert.equal(await forecast.evaluate((e) => e.classList.contains('warn')), true);
+    // Under it, before any run, the measured calibration the summary will
+    // repeat (the plan's forecast.calibration).
+    const fcal = page.getByTestId('forecast-calibration');
+    assert.equal(await fcal.isVisible(), true);
+    assert.match(await fcal.textContent(), /^Calibration \(measured in simulation, docs\/RESULTS\.md "Utility"\): .*90% intervals contained \d+–\d+% of true effects of clinical size/);
 
     assert.equal(await runToEnd(page, 200000), 'done');
     const cfg = JSON.parse(await page.getByTestId('run-config').textContent());
@@ -184,6 +189,7 @@ for (const variant of Object.keys(sites)) test(`${variant} site: breast-cancer C
     // simulations; report.CalibrationNote), the CLI's line.
     const cal = page.getByTestId('calibration-note');
     assert.equal(await cal.isVisible(), true);
+    assert.equal(await cal.textContent(), await fcal.textContent());
     assert.match(await cal.textContent(), /^Calibration \(measured in simulation, docs\/RESULTS\.md "Utility"\): .*90% intervals contained \d+–\d+% of true effects of clinical size/);
 
     // A non-private run of the same model (the native CLI's HMC on the

@@ -383,8 +383,17 @@ func TestPlanCarriesForecast(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := p.Plan.Forecast; f == nil || f.Kind != "random-walk-bound" || !strings.Contains(string(b), `"forecast":{"kind":"random-walk-bound"`) {
+	if f := p.Plan.Forecast; f == nil || f.Kind != "random-walk-bound" || !strings.Contains(string(b), `"forecast":{"kind":"random-walk-bound"`) || strings.Contains(string(b), `"calibration"`) {
 		t.Fatalf("plan JSON %s", b)
+	}
+	// noise-aware's forecast carries its measured calibration, which the
+	// page shows under the forecast before any run.
+	na, err := plan(bytesSource(demoCSV(t)), strings.Replace(cfgJSON, `"dp-penalty"`, `"noise-aware"`, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := na.Plan.Forecast; f == nil || f.Calibration != report.CalibrationNote("logistic") {
+		t.Fatalf("noise-aware forecast %+v", f)
 	}
 }
 

@@ -136,9 +136,23 @@ func TestPlanNoiseAware(t *testing.T) {
 	if code != 0 {
 		t.Fatal(stderr)
 	}
-	for _, want := range []string{"noise-aware with 4 chains", "0 warmup + 1000 draws", "ε = 3", "score S at expansion point 2", "noise std"} {
+	for _, want := range []string{"noise-aware with 4 chains", "0 warmup + 1000 draws", "ε = 3", "score S at expansion point 2", "noise std",
+		// The measured calibration, before any run (the summary's line).
+		"\n" + report.CalibrationNote("logistic") + "\n"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("plan lacks %q:\n%s", want, stdout)
+		}
+	}
+	// In JSON: forecast.calibration for noise-aware, none for dp-penalty.
+	for alg, want := range map[string]string{"noise-aware": report.CalibrationNote("logistic"), "dp-penalty": ""} {
+		code, stdout, stderr := runCLI(t, "plan", "--algorithm", alg, "--n", "569", "--dim", "6", "--epsilon", "3", "--delta", "1e-5")
+		var p struct {
+			Forecast struct {
+				Calibration string `json:"calibration"`
+			} `json:"forecast"`
+		}
+		if code != 0 || json.Unmarshal([]byte(stdout), &p) != nil || p.Forecast.Calibration != want {
+			t.Errorf("%s plan: exit %d, forecast.calibration %q, want %q; %s", alg, code, p.Forecast.Calibration, want, stderr)
 		}
 	}
 	if code, _, _ := runCLI(t, "plan", "--algorithm", "noise-aware", "--n", "569", "--epsilon", "3", "--delta", "1e-5"); code == 0 {

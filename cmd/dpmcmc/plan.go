@@ -253,6 +253,9 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, ".")
 		if p.Forecast != nil {
 			fmt.Fprintf(stdout, "Forecast: %s.\n", p.Forecast.Text)
+			if p.Forecast.Calibration != "" {
+				fmt.Fprintln(stdout, p.Forecast.Calibration)
+			}
 		}
 		for _, note := range p.Notes {
 			fmt.Fprintf(stdout, "Note: %s\n", note)

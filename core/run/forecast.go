@@ -149,6 +149,11 @@ type Forecast struct {
 	EpsilonToMixTypical float64 `json:"epsilon_to_mix_typical,omitempty"`
 	// Text says it in words.
 	Text string `json:"text"`
+	// Calibration (noise-aware on a regression model) is how often the
+	// sampler's intervals contained the truth in the published
+	// simulations (report.CalibrationNote), said before any run as the
+	// summary says it after one.
+	Calibration string `json:"calibration,omitempty"`
 	// Preview (noise-aware) is how informative the release can be, from
 	// public inputs only: per assumed predictor spread, a slope's posterior
 	// sd as a fraction of its prior sd (noiseaware.Plan.Preview).
@@ -224,7 +229,8 @@ func meanNoiseAwareForecast(pv *MeanPreview, modelName string) *Forecast {
 
 func noiseAwareForecast(pv *noiseaware.Preview, epsInformative float64, predictors *int, modelName string, d int) *Forecast {
 	f := &Forecast{Kind: "exact", WillMix: true, Preview: pv,
-		Text: "private releases of the noisy statistics, made once before any draw, then draws that spend no privacy: the chains mix whatever ε; the intervals widen as ε shrinks to account for the release noise"}
+		Text:        "private releases of the noisy statistics, made once before any draw, then draws that spend no privacy: the chains mix whatever ε; the intervals widen as ε shrinks to account for the release noise",
+		Calibration: report.CalibrationNote(modelName)}
 	if pv == nil || len(pv.SDRatio) != len(pv.Spread) || len(pv.Spread) == 0 {
 		switch {
 		case d > noiseaware.MaxPreviewDim:

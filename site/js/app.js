@@ -1291,6 +1291,10 @@ function showForecast(f) {
   e.textContent = f?.text ? `${label}: ${f.text}${/[.!?]$/.test(f.text) ? '' : '.'}` : '';
   e.classList.toggle('warn', Boolean(f?.text) && (!f.will_mix || f.will_mix_typical === false || Boolean(f.weak_release) || Boolean(f.weak_if_low_mean)));
   e.dataset.willMix = f ? String(Boolean(f.will_mix)) : '';
+  // noise-aware's measured calibration, said before the run as its summary says it after.
+  const c = $('forecast-calibration');
+  c.textContent = f?.calibration ?? '';
+  c.hidden = !f?.calibration;
 }
 
 /**
