@@ -23,9 +23,10 @@ type CoverageRange struct{ Lo, Hi float64 }
 // NoiseAwareLargeEffectCoverage that of s = 10, where many replicates are
 // near separation; the ...95 ranges are the same simulations' 95%
 // intervals (2.5% and 97.5% quantiles), the ones the summary table shows.
-// Each range is the measured one widened to whole
-// percents (Lo rounded down, Hi up); TestCalibrationNoteMatchesResults
-// fails when the published table and these ranges disagree.
+// Each range contains the measured one widened to whole percents (Lo
+// rounded down, Hi up), by at most two points more on either side;
+// TestCalibrationNoteMatchesResults fails when the published table and
+// these ranges disagree.
 //
 // Linear and Poisson regression: coverage of 90% intervals at fixed known
 // coefficients, 150 replicates per setting (core/noiseaware

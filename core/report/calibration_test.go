@@ -9,19 +9,23 @@ import (
 	"testing"
 )
 
-// covers reports whether the stated range c is the measured range
-// [lo, hi] widened to whole percents: c.Lo = ⌊100·lo⌋/100, c.Hi =
-// ⌈100·hi⌉/100 (up to rounding of the CSV's digits).
+// covers reports whether the stated range c contains the measured range
+// [lo, hi] widened to whole percents (⌊100·lo⌋/100 to ⌈100·hi⌉/100, up to
+// rounding of the CSV's digits) and is at most two points wider on either
+// side: a re-run of the experiment moves every cell by its Monte Carlo
+// error, and the note need not change unless a cell leaves the stated
+// range or the range overstates the spread.
 func covers(c CoverageRange, lo, hi float64) bool {
 	const tol = 1e-9
-	return math.Abs(c.Lo-math.Floor(100*lo+tol)/100) < tol && math.Abs(c.Hi-math.Ceil(100*hi-tol)/100) < tol
+	flo, chi := math.Floor(100*lo+tol)/100, math.Ceil(100*hi-tol)/100
+	return c.Lo <= flo+tol && c.Hi >= chi-tol && c.Lo >= flo-0.02-tol && c.Hi <= chi+0.02+tol
 }
 
 // The logistic calibration the summary states (90% and 95% intervals) is
-// the published utility table's (results/utility/utility_coverage.csv, the recommended
-// algorithm's rows): a re-run of the experiment that moves a cell outside
-// the stated range, or a stated range wider or narrower than the table,
-// fails here until the note is updated.
+// the published utility table's (results/utility/utility_coverage.csv, the
+// recommended algorithm's rows): a re-run of the experiment that moves a
+// cell outside the stated range, or a stated range more than two points
+// wider than the table's, fails here until the note is updated.
 func TestCalibrationNoteMatchesResults(t *testing.T) {
 	f, err := os.Open("../../results/utility/utility_coverage.csv")
 	if err != nil {
