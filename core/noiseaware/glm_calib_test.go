@@ -33,25 +33,34 @@ func poissonDraw(lam float64, r *rand.Rand) float64 {
 	}
 }
 
+// synthGLM is the linear (unit noise sd) or Poisson model of n rows of
+// synthDesign at the coefficients truth (user units), clipped to the
+// design's public bounds and the outcome's ybound.
+func synthGLM(t *testing.T, family string, n int, truth []float64, ybound dataset.Bound, r *rand.Rand) model.Model {
+	t.Helper()
+	sim := map[string]func(float64, *rand.Rand) float64{
+		"linear":  func(eta float64, r *rand.Rand) float64 { return eta + r.NormFloat64() },
+		"poisson": func(eta float64, r *rand.Rand) float64 { return poissonDraw(math.Exp(eta), r) },
+	}[family]
+	tab := synthDesign(n, truth, r, sim)
+	if _, err := tab.ApplyBounds(map[string]dataset.Bound{"age": {Lo: 18, Hi: 90}, "dose": {Lo: 0, Hi: 10}, "y": ybound}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.Build(model.Spec{Model: family, Outcome: "y", Predictors: []string{"age", "dose"}}, tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // glmCoverage is the share of 90% intervals containing truth over reps
 // simulated datasets of the given family at ε.
 func glmCoverage(t *testing.T, family string, n int, truth []float64, ybound dataset.Bound, eps float64, reps int, seed uint64) float64 {
 	t.Helper()
 	r := rand.New(rand.NewPCG(seed, 3))
-	sim := map[string]func(float64, *rand.Rand) float64{
-		"linear":  func(eta float64, r *rand.Rand) float64 { return eta + r.NormFloat64() },
-		"poisson": func(eta float64, r *rand.Rand) float64 { return poissonDraw(math.Exp(eta), r) },
-	}[family]
 	hit, total := 0, 0
 	for range reps {
-		tab := synthDesign(n, truth, r, sim)
-		if _, err := tab.ApplyBounds(map[string]dataset.Bound{"age": {Lo: 18, Hi: 90}, "dose": {Lo: 0, Hi: 10}, "y": ybound}); err != nil {
-			t.Fatal(err)
-		}
-		m, err := model.Build(model.Spec{Model: family, Outcome: "y", Predictors: []string{"age", "dose"}}, tab)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := synthGLM(t, family, n, truth, ybound, r)
 		sp := specFor(t, m, eps, 1e-5)
 		p, err := NewPlan(sp)
 		if err != nil {
@@ -114,8 +123,13 @@ func TestCalibrationLinearPoisson(t *testing.T) {
 	// stated ranges are the measured ones widened to whole percents.
 	for fam, stated := range map[string]report.CoverageRange{"linear": report.NoiseAwareLinearCoverage, "poisson": report.NoiseAwarePoissonCoverage} {
 		m := measured[fam]
-		if lo, hi := math.Floor(100*m[0]+1e-9)/100, math.Ceil(100*m[1]-1e-9)/100; math.Abs(stated.Lo-lo) > 1e-9 || math.Abs(stated.Hi-hi) > 1e-9 {
-			t.Errorf("%s: report.CalibrationNote states %v, measured %.3f–%.3f (%.2f–%.2f): update the note", fam, stated, m[0], m[1], lo, hi)
+		if got := report.PercentRange(m[0], m[1]); !sameRange(stated, got) {
+			t.Errorf("%s: report.CalibrationNote states %v, measured %.3f–%.3f (%v): update the note", fam, stated, m[0], m[1], got)
 		}
 	}
+}
+
+// sameRange reports whether two coverage ranges are equal up to rounding.
+func sameRange(a, b report.CoverageRange) bool {
+	return math.Abs(a.Lo-b.Lo) < 1e-9 && math.Abs(a.Hi-b.Hi) < 1e-9
 }

@@ -10,15 +10,14 @@ import (
 )
 
 // covers reports whether the stated range c contains the measured range
-// [lo, hi] widened to whole percents (⌊100·lo⌋/100 to ⌈100·hi⌉/100, up to
-// rounding of the CSV's digits) and is at most two points wider on either
+// [lo, hi] widened to whole percents (PercentRange) and is at most two points wider on either
 // side: a re-run of the experiment moves every cell by its Monte Carlo
 // error, and the note need not change unless a cell leaves the stated
 // range or the range overstates the spread.
 func covers(c CoverageRange, lo, hi float64) bool {
 	const tol = 1e-9
-	flo, chi := math.Floor(100*lo+tol)/100, math.Ceil(100*hi-tol)/100
-	return c.Lo <= flo+tol && c.Hi >= chi-tol && c.Lo >= flo-0.02-tol && c.Hi <= chi+0.02+tol
+	m := PercentRange(lo, hi)
+	return c.Lo <= m.Lo+tol && c.Hi >= m.Hi-tol && c.Lo >= m.Lo-0.02-tol && c.Hi <= m.Hi+0.02+tol
 }
 
 // The logistic calibration the summary states (90% and 95% intervals) is
