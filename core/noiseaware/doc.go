@@ -47,7 +47,11 @@
 // θ = 0 it is the LDA estimate (logistic) or the least-squares estimate
 // (Poisson) from that release; after later releases one damped Newton step,
 // with a Levenberg–Marquardt term λ = NewtonDamping·σ_M·√d against the
-// noise in M̃ (docs/SAMPLERS.md).
+// noise in M̃ (docs/SAMPLERS.md). With Plan.ShrinkPath (logistic, set from
+// public inputs when the releases before the last carry information,
+// PathNoise ≤ ShrinkPathMaxNoise) the LDA start gets a ridge against the
+// noise in its covariance and each Newton step is shrunk, direction by
+// direction, by the share of its gradient the release noise explains.
 //
 // # Posterior (post-processing of the last release)
 //

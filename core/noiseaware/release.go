@@ -261,7 +261,7 @@ func (p *Plan) release(family string, n, d int, intercept bool, stats func(pl *P
 				if p.whitened(r) {
 					rdc = dc
 				}
-				theta = p.newtonStep(family, theta, S, Mn, p.newtonDamping(r, d), p.InfoCap(family, r, n, d), rdc)
+				theta = p.newtonStep(family, theta, S, Mn, p.newtonDamping(r, d), p.Blocks[2*r].Std, p.InfoCap(family, r, n, d), rdc)
 			}
 		}
 	}
@@ -333,11 +333,15 @@ func (p *Plan) newtonDamping(r, d int) float64 {
 // against the release noise in M̃ (newtonDamping), and the step shrunk so
 // that the largest change of the linear predictor over the public box,
 // Σ_j |Δθ_j|, is at most maxEtaStep (post-processing of the release).
+// With Plan.ShrinkPath the step is also shrunk along each eigenvector of
+// its matrix by the positive-part factor max(0, 1 − (σ_S/φ)²/c_k²), c_k
+// the gradient's component along it and σ_S the score's release noise std
+// (stdS): components the noise alone explains do not move the path.
 //
 // With the design-adapted coordinates dc (not nil) S and M are u's and the
 // step is taken in γ = A⁻ᵀθ, where the prior's precision is AAᵀ/s² and its
 // gradient −Aθ/s², then mapped back, Δθ = AᵀΔγ.
-func (p *Plan) newtonStep(family string, theta, S, M []float64, lambda, infoCap float64, dc *designCoords) []float64 {
+func (p *Plan) newtonStep(family string, theta, S, M []float64, lambda, stdS, infoCap float64, dc *designCoords) []float64 {
 	d := len(theta)
 	prec := clippedPart(M, d, infoCap)
 	inv := 1 / (p.PriorSD * p.PriorSD)
@@ -363,7 +367,29 @@ func (p *Plan) newtonStep(family string, theta, S, M []float64, lambda, infoCap 
 		}
 	}
 	step := make([]float64, d)
-	if err := cholSolve(prec, d, g, step); err != nil {
+	if p.ShrinkPath && stdS > 0 {
+		// Along each eigenvector v_k of the step's matrix the gradient's
+		// component c_k = v_kᵀg carries release noise of sd σ_S/φ (the
+		// score's noise is isotropic in the release's coordinates, and so
+		// is its projection): the step along v_k, c_k/λ_k, is shrunk by
+		// the positive-part factor max(0, 1 − (σ_S/φ)²/c_k²).
+		vecs, vals := make([]float64, d*d), make([]float64, d)
+		jacobiEigen(prec, vecs, vals, d)
+		nv := stdS * stdS / (p.Phi * p.Phi)
+		for k := range d {
+			c := 0.0
+			for j := range d {
+				c += vecs[j*d+k] * g[j]
+			}
+			if c*c <= nv || !(vals[k] > 0) {
+				continue
+			}
+			f := (1 - nv/(c*c)) * c / vals[k]
+			for j := range d {
+				step[j] += vecs[j*d+k] * f
+			}
+		}
+	} else if err := cholSolve(prec, d, g, step); err != nil {
 		return append([]float64(nil), theta...)
 	}
 	if dc != nil {
@@ -397,7 +423,9 @@ func (p *Plan) newtonStep(family string, theta, S, M []float64, lambda, infoCap 
 // total second moments, hence the pooled within-class covariance
 // W = T − p(1 − p)ΔΔᵀ (T the total covariance, Δ = μ₁ − μ₀) and
 // β = (W₊ + I/(n s²))⁻¹Δ, intercept log(p/(1 − p)) − βᵀ(μ₁ + μ₀)/2
-// (W₊: eigenvalues clipped at 0; the ridge is the prior's). Post-processing.
+// (W₊: eigenvalues clipped at 0; the ridge is the prior's, plus with
+// Plan.ShrinkPath the first release's Newton damping on W's scale, 4λ/n,
+// against the release noise in W). Post-processing.
 func (p *Plan) ldaStart(n int, S, M []float64) []float64 {
 	d := len(S)
 	nf := float64(n)
@@ -438,8 +466,14 @@ func (p *Plan) ldaStart(n int, S, M []float64) []float64 {
 		}
 	}
 	W = psdPart(W, k)
+	ridge := 1 / (nf * p.PriorSD * p.PriorSD)
+	if p.ShrinkPath {
+		// The Newton steps' Levenberg–Marquardt term against the noise in
+		// M̃, on W's scale (W ≈ 4M/n).
+		ridge += 4 * p.newtonDamping(0, d) / nf
+	}
 	for a := range k {
-		W[a*k+a] += 1 / (nf * p.PriorSD * p.PriorSD)
+		W[a*k+a] += ridge
 	}
 	beta := make([]float64, k)
 	if err := cholSolve(W, k, delta, beta); err != nil {

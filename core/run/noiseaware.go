@@ -463,6 +463,10 @@ func noiseAwareReport(r *PrivacyReport, cfg *Config, n, d int) error {
 		r.Settings["design_clip_radius"] = dp.ClipRadius
 		blockSettings(r.Settings, dp.Blocks, 2, "_design") // the first release is the box's in both
 	}
+	if np.PathNoise > 0 {
+		r.Settings["path_noise"] = np.PathNoise
+		r.Notes = append(r.Notes, shrunkPathNote(np))
+	}
 	if cfg.Warmup == 0 {
 		r.Notes = append(r.Notes, NoWarmupNote)
 	}
@@ -548,4 +552,14 @@ func Recommend(modelName string, n, d int, private, meanBounded bool) (name, rea
 		return "dp-hmc", "recommended for n ≥ 1000 and d ≤ 20"
 	}
 	return "dp-penalty", "recommended default private algorithm for this model"
+}
+
+// shrunkPathNote states how the expansion points between the releases are
+// chosen (noiseaware.Plan.ShrinkPath), from public inputs only.
+func shrunkPathNote(np *noiseaware.Plan) string {
+	how := "full damped Newton steps (the releases before the last are mostly noise at this n and budget, and a shrunk path would stall where the expansion's error is not measured)"
+	if np.ShrinkPath {
+		how = "damped Newton steps shrunk, direction by direction, by the share of each step the release noise explains, and an LDA start with a ridge against that noise"
+	}
+	return fmt.Sprintf("path: the expansion points of the releases after the first come from %s; path noise ρ = 2σ/√n = %s against the limit %s (σ the score's noise at the second release; public)", how, fmtFloat(np.PathNoise), fmtFloat(noiseaware.ShrinkPathMaxNoise))
 }
