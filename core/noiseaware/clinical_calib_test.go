@@ -160,8 +160,8 @@ func clinicalRunIn(t *testing.T, n int, eps, s float64, draw, whiten bool, r *ra
 //     a heavy-tailed posterior).
 //   - Re-measured (seed 5) with the shrunk path (Plan.ShrinkPath, on at
 //     this setting: PathNoise 0.96 with these four releases):
-//     prior-predictive 0.883, fixed truth 0.929, median width 2.74×
-//     (quartiles 2.08 and 4.59, 90th percentile 9.1).
+//     prior-predictive 0.876, fixed truth 0.928, median width 2.74×
+//     (quartiles 2.08 and 4.40, 90th percentile 8.5).
 //
 // Where the width comes from (a separate harness on the same design, 150
 // replicates, median and 90th percentile of that ratio): one release at
@@ -231,8 +231,8 @@ func TestCalibrationClinicalDesign(t *testing.T) {
 // wide as the non-private Laplace one and cover the fixed truth 0.955; the
 // design-adapted coordinates give 1.42× and 0.920, and cover truths from
 // the prior 0.876. With the shrunk path (Plan.ShrinkPath, on here) the box
-// gives 2.32× and 0.943, the design-adapted coordinates 1.37×, 0.920 and
-// 0.875. docs/SAMPLERS.md "Design-adapted coordinates" has the numbers at
+// gives 2.26× and 0.939, the design-adapted coordinates 1.37×, 0.921 and
+// 0.883. docs/SAMPLERS.md "Design-adapted coordinates" has the numbers at
 // other n and ε.
 //
 // Fails if the design-adapted slopes' median interval is not at least 30%

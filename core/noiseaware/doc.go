@@ -50,8 +50,10 @@
 // noise in M̃ (docs/SAMPLERS.md). With Plan.ShrinkPath (logistic, set from
 // public inputs when the releases before the last carry information,
 // PathNoise ≤ ShrinkPathMaxNoise) the LDA start gets a ridge against the
-// noise in its covariance and each Newton step is shrunk, direction by
-// direction, by the share of its gradient the release noise explains.
+// noise in its covariance, and each Newton step is shrunk, direction by
+// direction, by the share of its gradient the release noise explains and
+// taken from the last point whose step raised the log posterior as the
+// released scores estimate it (halved on each return to it).
 //
 // # Posterior (post-processing of the last release)
 //

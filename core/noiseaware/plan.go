@@ -111,9 +111,12 @@ type Plan struct {
 	ClipRadius float64 `json:"clip_radius,omitempty"`
 	// ShrinkPath makes the logistic path's steps noise-aware: the LDA start
 	// gets a ridge against the release noise in the within-class
-	// covariance, and every Newton step is shrunk, direction by direction,
+	// covariance, every Newton step is shrunk, direction by direction,
 	// by how much of its gradient the release noise can explain
-	// (newtonStep). Set from public inputs only, when the releases before
+	// (newtonStep), and it is taken from the last point whose step raised
+	// the log posterior as the released scores estimate it, halved each
+	// time the path returns there (logPostGain). Set from public inputs
+	// only, when the releases before
 	// the last can move the path (PathNoise ≤ ShrinkPathMaxNoise).
 	ShrinkPath bool `json:"shrink_path,omitempty"`
 	// PathNoise is the plan's ρ (PathNoise; 0 when no path is planned).
@@ -388,11 +391,12 @@ func PathNoise(boxScoreStd1 float64, n int) float64 {
 // shrinks its path (Plan.ShrinkPath). Below it the releases before the
 // last carry information: shrinking their noise-driven moves keeps the
 // last expansion point near the mode, and on a clinical design (800 rows
-// shaped like a diabetes table, ε = 8, ρ = 0.85; 150 replicates at the
-// data generator's coefficients) the median slope interval fell from 2.6
-// to 1.7 times the non-private one and the 90th percentile from 22 to 8,
-// with the coverage of the 90% intervals at 0.96 (0.97 before) and 0.88
-// with truths from an N(0, 2.5²) prior (0.88). Above it (the breast-cancer
+// shaped like a diabetes table, ε = 8, ρ = 0.85; 100 replicates at the
+// data generator's coefficients, TestShrunkPathClinicalScale) the median
+// slope interval fell from 3.2 to 1.75 times the non-private one and the
+// 90th percentile from 28 to 3.8, with the coverage of the 90% intervals
+// at 0.96 (0.97 before) and 0.86 with truths from an N(0, 2.5²) prior.
+// Above it (the breast-cancer
 // design at n = 569, ε = 3, ρ = 2.3; n = 5,000, ε = 1, ρ = 2.1) the
 // shrunk steps stall the path near its start, where the expansion's error
 // is not measured (modelErrorVar needs a step), and the coverage of

@@ -234,6 +234,8 @@ func (p *Plan) release(family string, n, d int, intercept bool, stats func(pl *P
 	rel := &Release{Plan: p, Family: family, D: d, N: n, NoiseStd: p.noiseStds()}
 	theta := make([]float64, d)
 	var dc *designCoords
+	halvings := make([]int, p.Releases)
+	best := 0
 	for r := range p.Releases {
 		if r == 1 && p.preferDesign(rel) {
 			// The later releases in the design-adapted coordinates: the
@@ -261,7 +263,28 @@ func (p *Plan) release(family string, n, d int, intercept bool, stats func(pl *P
 				if p.whitened(r) {
 					rdc = dc
 				}
-				theta = p.newtonStep(family, theta, S, Mn, p.newtonDamping(r, d), p.Blocks[2*r].Std, p.InfoCap(family, r, n, d), rdc)
+				// With a shrunk path each step is taken from the best
+				// point so far, the last one whose step raised the log
+				// posterior (logPostGain), and halved each time the path
+				// comes back to it: a backtracking line search,
+				// post-processing of the releases.
+				from, f := r, 1.0
+				if p.ShrinkPath && r >= 1 {
+					if r == 1 {
+						best = 1
+					} else if rel.logPostGain(best, r, rdc) >= 0 {
+						best = r
+					} else {
+						halvings[best]++
+					}
+					from = best
+					f = math.Pow(0.5, float64(halvings[from]))
+				}
+				next := p.newtonStep(family, rel.Theta[from], rel.S[from], rel.M[from], p.newtonDamping(from, d), p.Blocks[2*from].Std, p.InfoCap(family, from, n, d), rdc)
+				theta = make([]float64, d)
+				for j := range d {
+					theta[j] = rel.Theta[from][j] + f*(next[j]-rel.Theta[from][j])
+				}
 			}
 		}
 	}
@@ -542,4 +565,30 @@ func maxEtaStep(family string) float64 {
 		return 3
 	}
 	return 30
+}
+
+// logPostGain estimates the change of the log posterior from expansion
+// point a to b (releases after the first, in the same coordinates: S̃ is
+// the gradient of the log-likelihood in γ, the coefficients of those
+// coordinates, times φ) by the trapezoid rule on the released scores,
+// ½(S̃_a + S̃_b)·(γ_b − γ_a)/φ, plus the prior's change
+// −(‖θ_b‖² − ‖θ_a‖²)/(2s²). Exact for a quadratic log-likelihood; its
+// release noise has sd about σ_S‖γ_b − γ_a‖/φ. Post-processing.
+func (rel *Release) logPostGain(a, b int, dc *designCoords) float64 {
+	d := rel.D
+	ga, gb := rel.Theta[a], rel.Theta[b]
+	if dc != nil {
+		ga, gb = make([]float64, d), make([]float64, d)
+		dc.gamma(rel.Theta[a], ga)
+		dc.gamma(rel.Theta[b], gb)
+	}
+	gain := 0.0
+	for j := range d {
+		gain += 0.5 * (rel.S[a][j] + rel.S[b][j]) * (gb[j] - ga[j]) / rel.Plan.Phi
+	}
+	s2 := rel.Plan.PriorSD * rel.Plan.PriorSD
+	for j := range d {
+		gain -= (rel.Theta[b][j]*rel.Theta[b][j] - rel.Theta[a][j]*rel.Theta[a][j]) / (2 * s2)
+	}
+	return gain
 }

@@ -77,7 +77,7 @@ func TestCalibrationNoteMatchesResults(t *testing.T) {
 		t.Errorf("large effects, 95%% intervals: stated %v, the table has %.3f–%.3f", NoiseAwareLargeEffectCoverage95, large95[0], large95[1])
 	}
 	note := CalibrationNote("logistic")
-	for _, want := range []string{"80–93%", "76–88%", "85–98%", "84–95%", "90% intervals", "95% intervals"} {
+	for _, want := range []string{"80–95%", "75–88%", "88–98%", "82–94%", "90% intervals", "95% intervals"} {
 		if !strings.Contains(note, want) {
 			t.Errorf("logistic note %q lacks %q", note, want)
 		}

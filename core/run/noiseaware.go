@@ -559,7 +559,7 @@ func Recommend(modelName string, n, d int, private, meanBounded bool) (name, rea
 func shrunkPathNote(np *noiseaware.Plan) string {
 	how := "full damped Newton steps (the releases before the last are mostly noise at this n and budget, and a shrunk path would stall where the expansion's error is not measured)"
 	if np.ShrinkPath {
-		how = "damped Newton steps shrunk, direction by direction, by the share of each step the release noise explains, and an LDA start with a ridge against that noise"
+		how = "damped Newton steps shrunk, direction by direction, by the share of each step the release noise explains, each from the last point whose step raised the log posterior as the released scores estimate it and halved on a return to it, after an LDA start with a ridge against that noise"
 	}
 	return fmt.Sprintf("path: the expansion points of the releases after the first come from %s; path noise ρ = 2σ/√n = %s against the limit %s (σ the score's noise at the second release; public)", how, fmtFloat(np.PathNoise), fmtFloat(noiseaware.ShrinkPathMaxNoise))
 }
