@@ -28,16 +28,22 @@ var bc5Bounds = map[string]dataset.Bound{
 // loadBC loads the breast-cancer table clipped to the bc5 bounds.
 func loadBC(t testing.TB) *dataset.Table {
 	t.Helper()
-	f, err := os.Open("../../testdata/logistic/breast_cancer_wdbc.csv")
+	return loadBounded(t, "../../testdata/logistic/breast_cancer_wdbc.csv", dataset.Options{}, bc5Bounds)
+}
+
+// loadBounded loads the CSV at path with opts, clipped to bounds.
+func loadBounded(t testing.TB, path string, opts dataset.Options, bounds map[string]dataset.Bound) *dataset.Table {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	tab, _, err := dataset.Load(f, dataset.Options{})
+	tab, _, err := dataset.Load(f, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tab.ApplyBounds(bc5Bounds); err != nil {
+	if _, err := tab.ApplyBounds(bounds); err != nil {
 		t.Fatal(err)
 	}
 	return tab

@@ -3,7 +3,6 @@ package noiseaware
 import (
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"testing"
 
@@ -26,19 +25,7 @@ var (
 
 func loadDiabetesLike(t testing.TB) *dataset.Table {
 	t.Helper()
-	f, err := os.Open("../../testdata/logistic/diabetes_like.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	tab, _, err := dataset.Load(f, dataset.Options{Categories: map[string]map[string]float64{"sex": {"F": 0, "M": 1}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tab.ApplyBounds(diabetesBounds); err != nil {
-		t.Fatal(err)
-	}
-	return tab
+	return loadBounded(t, "../../testdata/logistic/diabetes_like.csv", dataset.Options{Categories: map[string]map[string]float64{"sex": {"F": 0, "M": 1}}}, diabetesBounds)
 }
 
 // diabetesReplicates simulates the outcome of tab reps times, at the
@@ -49,10 +36,10 @@ func loadDiabetesLike(t testing.TB) *dataset.Table {
 // every slope interval's width over the non-private Laplace one, sorted.
 func diabetesReplicates(t *testing.T, tab *dataset.Table, eps, s float64, shrink bool, reps int, r *rand.Rand) (cov float64, widths []float64) {
 	t.Helper()
-	mu, err := privacy.MuFor(eps, 1e-5)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The spec reads only the public bounds, so it is the same for every
+	// replicate's outcome.
+	spec := specFor(t, buildLogisticOf(t, tab, "outcome", diabetesPredictors), eps, 1e-5)
+	spec.AdaptCoords, spec.PriorSD = true, s
 	c := len(tab.Names)
 	yj := col(tab, "outcome")
 	idx := make([]int, len(diabetesPredictors))
@@ -61,9 +48,6 @@ func diabetesReplicates(t *testing.T, tab *dataset.Table, eps, s float64, shrink
 	}
 	hit, tot := 0, 0
 	for range reps {
-		m := buildLogisticOf(t, tab, "outcome", diabetesPredictors)
-		spec := specFor(t, m, eps, 1e-5)
-		spec.Mu, spec.AdaptCoords, spec.PriorSD = mu, true, s
 		p, err := NewPlan(spec)
 		if err != nil {
 			t.Fatal(err)
@@ -91,7 +75,7 @@ func diabetesReplicates(t *testing.T, tab *dataset.Table, eps, s float64, shrink
 				tab.Data[i*c+yj] = 1
 			}
 		}
-		m = buildLogisticOf(t, tab, "outcome", diabetesPredictors)
+		m := buildLogisticOf(t, tab, "outcome", diabetesPredictors)
 		rel, err := Run(p, m, r)
 		if err != nil {
 			t.Fatal(err)
