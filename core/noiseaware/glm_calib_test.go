@@ -22,7 +22,14 @@ func synthDesign(n int, truth []float64, r *rand.Rand, sim func(eta float64, r *
 	return t
 }
 
+// poissonDraw is a Poisson(lam) draw: Knuth's product of uniforms, or for
+// lam above 700 (where e^−lam underflows and that loop would not end) its
+// normal approximation, rounded and floored at 0; the designs clip such
+// counts to their outcome bound anyway.
 func poissonDraw(lam float64, r *rand.Rand) float64 {
+	if lam > 700 {
+		return math.Max(0, math.Round(lam+math.Sqrt(lam)*r.NormFloat64()))
+	}
 	L, k, p := math.Exp(-lam), 0.0, 1.0
 	for {
 		p *= r.Float64()
@@ -62,6 +69,7 @@ func glmCoverage(t *testing.T, family string, n int, truth []float64, ybound dat
 	for range reps {
 		m := synthGLM(t, family, n, truth, ybound, r)
 		sp := specFor(t, m, eps, 1e-5)
+		sp.AdaptCoords = true // as a run's plan (core/run)
 		p, err := NewPlan(sp)
 		if err != nil {
 			t.Fatal(err)
@@ -84,9 +92,16 @@ func glmCoverage(t *testing.T, family string, n int, truth []float64, ybound dat
 
 // Simulation coverage of the linear and Poisson models' 90% intervals at
 // known coefficients is within three binomial standard errors of 0.9 for
-// the linear model (exact quadratic likelihood); the Poisson intervals may
-// err on the safe side up to 0.99 (measured 0.94 to 0.98, as the logistic
-// ones: the projected information pivot is conservative).
+// the linear model (exact quadratic likelihood). The Poisson intervals may
+// err on the safe side: up to 1.00 where the release says little (n = 500
+// to 5,000 at ε ≤ 3: intervals 20–60 times the coefficients, mostly the
+// prior, as logistic's at the done-when settings), up to 0.98 where the
+// data inform them (n = 5,000, ε = 3; n = 2,000 and 20,000, ε = 8), and
+// never below 0.9 − 3 SE. Measured with four releases (seed 21): 0.993,
+// 0.996, 0.996; 0.967, 0.949, 0.920. Two releases, the default before
+// 2026-11-30, fail it: 0.898, 0.802 and 0.116 at the informed settings (the
+// last expansion point, the log-linear start, is far from the mode there
+// and nothing measures its error).
 func TestCalibrationLinearPoisson(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
@@ -95,17 +110,21 @@ func TestCalibrationLinearPoisson(t *testing.T) {
 	se := math.Sqrt(0.9 * 0.1 / float64(reps*3))
 	measured := map[string][2]float64{"linear": {1, 0}, "poisson": {1, 0}}
 	for _, c := range []struct {
-		family string
-		n      int
-		truth  []float64
-		yb     dataset.Bound
-		eps    float64
+		family   string
+		n        int
+		truth    []float64
+		yb       dataset.Bound
+		eps      float64
+		informed bool
 	}{
-		{"linear", 500, []float64{-1.5, 0.05, -0.3}, dataset.Bound{Lo: -10, Hi: 10}, 1},
-		{"linear", 2000, []float64{-1.5, 0.05, -0.3}, dataset.Bound{Lo: -10, Hi: 10}, 0.5},
-		{"poisson", 500, []float64{0.3, 0.02, -0.1}, dataset.Bound{Lo: 0, Hi: 20}, 3},
-		{"poisson", 5000, []float64{0.3, 0.02, -0.1}, dataset.Bound{Lo: 0, Hi: 20}, 0.5},
-		{"poisson", 2000, []float64{-0.5, 0.04, -0.2}, dataset.Bound{Lo: 0, Hi: 20}, 1},
+		{"linear", 500, []float64{-1.5, 0.05, -0.3}, dataset.Bound{Lo: -10, Hi: 10}, 1, true},
+		{"linear", 2000, []float64{-1.5, 0.05, -0.3}, dataset.Bound{Lo: -10, Hi: 10}, 0.5, true},
+		{"poisson", 500, []float64{0.3, 0.02, -0.1}, dataset.Bound{Lo: 0, Hi: 20}, 3, false},
+		{"poisson", 5000, []float64{0.3, 0.02, -0.1}, dataset.Bound{Lo: 0, Hi: 20}, 0.5, false},
+		{"poisson", 2000, []float64{-0.5, 0.04, -0.2}, dataset.Bound{Lo: 0, Hi: 20}, 1, false},
+		{"poisson", 5000, []float64{0.3, 0.02, -0.1}, dataset.Bound{Lo: 0, Hi: 20}, 3, true},
+		{"poisson", 2000, []float64{-0.5, 0.04, -0.2}, dataset.Bound{Lo: 0, Hi: 20}, 8, true},
+		{"poisson", 20000, []float64{-0.5, 0.04, -0.2}, dataset.Bound{Lo: 0, Hi: 20}, 8, true},
 	} {
 		cov := glmCoverage(t, c.family, c.n, c.truth, c.yb, c.eps, reps, 21)
 		t.Logf("%s n = %d ε = %v: coverage %.3f (0.9 ± %.3f)", c.family, c.n, c.eps, cov, 3*se)
@@ -113,10 +132,13 @@ func TestCalibrationLinearPoisson(t *testing.T) {
 		measured[c.family] = [2]float64{min(m[0], cov), max(m[1], cov)}
 		hi := 0.9 + 3*se
 		if c.family == "poisson" {
-			hi = 0.99
+			hi = 1
+			if c.informed {
+				hi = 0.98
+			}
 		}
 		if cov < 0.9-3*se || cov > hi {
-			t.Errorf("%s n = %d ε = %v: coverage %.3f", c.family, c.n, c.eps, cov)
+			t.Errorf("%s n = %d ε = %v: coverage %.3f outside %.3f–%.3f", c.family, c.n, c.eps, cov, 0.9-3*se, hi)
 		}
 	}
 	// The summary states these measurements (report.CalibrationNote): the
