@@ -161,8 +161,8 @@ func TestAuditNoiseAwareNewtonPath(t *testing.T) {
 
 // The noise-aware release in design-adapted coordinates (Spec.Whiten,
 // core/noiseaware/whiten.go) audited as a black box: Poisson regression
-// (outcome bound [0, 1], so the weight is w = min(e^η, 1) and stays 1 near
-// the expansion point), two releases: the first in the box at θ = 0, the
+// (outcome bound [0, 1], so the count is censored at 1 and the weight is
+// w = λ²/(e^λ − 1) at λ = min(e^η, 1), 0.58 near the expansion point), two releases: the first in the box at θ = 0, the
 // second at the log-linear start in coordinates derived from the first,
 // u = (1, Ĉ^{−1/2}(x̃ − m̂)) with |u_1| shrunk to C. The other n − 1 rows
 // sit at x = ±0.05, far inside what the first release resolves, so Ĉ is
@@ -178,14 +178,15 @@ func TestAuditNoiseAwareNewtonPath(t *testing.T) {
 // box's row norm d = 2 for the design-adapted release instead of
 // 1 + C² = 7.66 (its noise std × 2/7.66), the mistake
 // TestWhitenedSensitivityNeverExceeded checks deterministically.
-// Measured (400,000 trials): correct ε_lb 0.90 against the claim 3.01; the
-// bug 4.11. The shipped schedule (noiseaware.PoissonReleases = 4, since
+// Measured (400,000 trials): correct ε_lb 0.59 against the claim 3.01; the
+// bug 4.08 (0.90 and 4.11 with the weights of an uncensored count, before
+// 2026-11-30). The shipped schedule (noiseaware.PoissonReleases = 4, since
 // 2026-11-30) is audited the same way on the last release's information,
 // with every block but the last score in the claim (they choose its point
-// and coordinates): ε_lb 0.50 against the claim 3.57 (400,000 trials; the
-// test runs 200,000). The same seeded bug there is not caught (3.21: the
-// last information block holds 20% of μ², against 32% with two releases),
-// so the two-release case carries it.
+// and coordinates): ε_lb 0.45 against the claim 3.57 (200,000 trials, as
+// the test runs). The same seeded bug there is not caught (3.11 at 200,000
+// trials: the last information block holds 20% of μ², against 32% with
+// two releases), so the two-release case carries it.
 func TestAuditNoiseAwareDesignCoords(t *testing.T) {
 	const delta, n, spread = 1e-5, 200, 0.05
 	build := func(t *testing.T, x float64) model.Model {
@@ -204,7 +205,15 @@ func TestAuditNoiseAwareDesignCoords(t *testing.T) {
 		return m
 	}
 	pair := [2]model.Model{build(t, 1), build(t, 0)}
-	w := func(eta float64) float64 { return math.Min(math.Exp(eta), 1) }
+	// The weight of a count released as min(Y, 1), censored at K = 1
+	// (noiseaware censored.go): λ²/(e^λ − 1) at λ = min(e^η, 1).
+	w := func(eta float64) float64 {
+		l := math.Min(math.Exp(eta), 1)
+		if l < 1e-12 {
+			return l
+		}
+		return l * l / math.Expm1(l)
+	}
 	for _, c := range []struct {
 		variant  string
 		releases int

@@ -104,6 +104,9 @@ type Plan struct {
 	YCentre, YHalf float64
 	// Cap is the Poisson mean cap K (the outcome's public upper bound).
 	Cap float64
+	// censor is the Poisson model of the count released as min(Y, K)
+	// (censored.go).
+	censor censoredCount
 	// Phi is the dispersion φ of the score on the scaled space.
 	Phi float64
 	// ClipRadius is C of the design-adapted coordinates of the releases
@@ -153,10 +156,15 @@ func (p *Plan) weightRange(family string, r int) (tlo, thi, wmax float64) {
 		}
 		return -1, 1, 0.25
 	case "poisson":
+		// The count censored at K (censored.go): t = y − λ below K and
+		// h(λ) ≤ K at K, w ≤ WMax (≤ λ ≤ K; weights clamps to it). At
+		// θ = 0 (λ = 1) t ∈ [−1, h(1)], K − 1 ≤ h(1) ≤ K, and every row's
+		// weight is w(1) (firstWeight).
 		if r == 0 {
-			return -1, p.Cap - 1, 1
+			h1, w1 := p.censor.weights(p.Cap, 1)
+			return -1, h1, w1
 		}
-		return -p.Cap, p.Cap, p.Cap
+		return -p.Cap, p.Cap, p.censor.WMax
 	default: // linear: t = y (scaled) at θ = 0, w = 1
 		return -1, 1, 1
 	}
@@ -219,8 +227,9 @@ func DefaultReleases(family string) int {
 // coefficients, and nothing measured that error (the expansion-error term
 // needs R ≥ 3): at n = 20,000, ε = 8 the 90% intervals covered a fixed
 // truth 0.12 of the time, and truths drawn from the prior 0.60 (intercept
-// 0.41). With four, 0.92 and 0.88 there, and 0.86–0.91 with truths from
-// the prior over every setting of TestCalibrationPriorPredictiveLinearPoisson
+// 0.41). With four, 0.92 and 0.88 there (0.91 with the counts censored at
+// K, censored.go), and 0.86–0.92 with truths from the prior over every
+// setting of TestCalibrationPriorPredictiveLinearPoisson
 // (TestCalibrationLinearPoisson has the fixed truths; docs/SAMPLERS.md
 // "Poisson: four releases").
 const PoissonReleases = 4
@@ -321,6 +330,7 @@ func NewPlan(s Spec) (*Plan, error) {
 			return nil, errors.New("noise-aware: the Poisson model's outcome needs a finite public bound with an upper end ≥ 1 (the cap on the mean)")
 		}
 		p.Cap = math.Floor(s.YRange.Hi)
+		p.censor = newCensoredCount(p.Cap)
 	default:
 		return nil, fmt.Errorf("noise-aware: model %q is not supported (logistic, linear or poisson)", s.Family)
 	}
@@ -448,7 +458,7 @@ func (p *Plan) DesignEvidence(rel *Release) (least, limit float64, ok bool) {
 	if p.design == nil || len(rel.M) == 0 || rel.D < 2 || len(rel.M[0]) != rel.D*rel.D {
 		return 0, 0, false
 	}
-	_, _, vals := designCovariance(rel.N, rel.M[0], rel.D, p.Blocks[1].Std, firstWeight(rel.Family, p.Cap))
+	_, _, vals := designCovariance(rel.N, rel.M[0], rel.D, p.Blocks[1].Std, p.firstWeight(rel.Family))
 	c2 := p.design.ClipRadius * p.design.ClipRadius
 	return slices.Min(vals), DesignCoordsGain * float64(rel.D) / (1 + c2), true
 }

@@ -78,14 +78,14 @@ const previewReps, previewInfoDraws = 12, 30
 // G = E[x̃x̃ᵀ] = diag(1, f², …, f²), drawn once, and the information its
 // expectation n·E[w(x̃ᵀθ)x̃x̃ᵀ] (designMoments). For the linear model (one
 // release at θ = 0) S = S₀ ~ N(0, φ·n·G) and M = n·G. For Poisson
-// regression (with an intercept) the counts are Poisson(K) clipped to the
-// outcome's public bound [0, K]: the information a row carries, λ·x̃x̃ᵀ,
-// grows with the mean λ while both sensitivities grow with K, so counts
-// centred at K are near the most informative case (for small K a bound
-// allows somewhat more: the clipped mean is 0.63 at K = 1, 15.3 at
-// K = 17); S₀ ~ N(0, v·n·G) with v the clipped counts' variance, and the
-// fitted mean and weight are min(eᵃ, K) (glmMoments). A real mean count
-// well below K tells less. The random numbers are a fixed public sequence: the
+// regression (with an intercept) the counts are Poisson(K) released as
+// min(Y, K) and modelled as censored at K (censored.go): the information a
+// row carries, w(λ)·x̃x̃ᵀ, grows with the mean λ (w(λ) ≈ λ well below K,
+// 13.0 at λ = K = 17) while both sensitivities grow with K, so counts
+// centred at K are near the most informative case; S₀ ~ N(0, w(K)·n·G),
+// and the score's mean and the weight at a fitted mean min(eᵃ, K) are the
+// censored count's (previewRatio, glmMoments). A real mean count well
+// below K tells less. The random numbers are a fixed public sequence: the
 // preview is the same on every machine and reads no data.
 func (p *Plan) Preview(family string, n int, intercept bool) (Preview, bool) {
 	if !previewable(family, n, intercept, p) {
@@ -146,62 +146,6 @@ func previewable(family string, n int, intercept bool, p *Plan) bool {
 	return false
 }
 
-// clippedPoissonMoments returns the mean and variance of min(Y, K) for
-// Y ~ Poisson(K) (K a whole number ≥ 1), summing the probabilities from
-// k₀ = max(0, ⌊K − 40√K⌋) (the mass below is negligible) up to K − 1 by
-// their recursion p_k = p_{k−1}·K/k in log space. Above K = 10⁶ it uses
-// the normal limit: K − √K·φ(0) and 0.3408·K (min(Z, 0) for Z ~ N(0, 1)
-// has mean −1/√(2π) and variance ½ − 1/(2π)).
-func clippedPoissonMoments(K float64) (mean, variance float64) {
-	if K > 1e6 {
-		return K - math.Sqrt(K/(2*math.Pi)), (0.5 - 1/(2*math.Pi)) * K
-	}
-	k0 := math.Max(0, math.Floor(K-40*math.Sqrt(K)))
-	lg, _ := math.Lgamma(k0 + 1)
-	logp, below, m1, m2 := -K+k0*math.Log(K)-lg, 0.0, 0.0, 0.0
-	for k := k0; k < K; k++ {
-		if k > k0 {
-			logp += math.Log(K / k)
-		}
-		p := math.Exp(logp)
-		below += p
-		m1 += k * p
-		m2 += k * k * p
-	}
-	top := math.Max(0, 1-below) // P(Y ≥ K): clipped to K
-	m1 += K * top
-	m2 += K * K * top
-	return m1, m2 - m1*m1
-}
-
-// poissonMomentsBelow returns the mean and variance of min(Y, K) for
-// Y ~ Poisson(m), m ≤ K, summing p_k = e^−m·m^k/k! for k < K (in log space)
-// up to where the terms are negligible (k ≤ m + 40√m + 40), plus K times
-// the mass at or above K when the sum reaches K.
-func poissonMomentsBelow(m, K float64) (mean, variance float64) {
-	below, m1, m2 := 0.0, 0.0, 0.0
-	top := math.Min(K, m+40*math.Sqrt(m)+40)
-	logp := -m
-	for k := 0.0; k < top; k++ {
-		if k > 0 {
-			logp += math.Log(m / k)
-		}
-		p := math.Exp(logp)
-		below += p
-		m1 += k * p
-		m2 += k * k * p
-	}
-	if top >= K {
-		// P(Y ≥ K), clipped to K. Below K the tail beyond top is
-		// negligible, and 1 − below would be rounding noise that K²
-		// magnifies (a variance of 112 instead of 1 at K = 10⁹).
-		rest := math.Max(0, 1-below)
-		m1 += K * rest
-		m2 += K * K * rest
-	}
-	return m1, m2 - m1*m1
-}
-
 // previewStream is the preview's fixed public random sequence for spread
 // f: the same for Preview and PreviewRatio, so their ratios agree exactly.
 func previewStream(f float64) *rand.Rand {
@@ -233,14 +177,21 @@ func (p *Plan) previewRatio(family string, n int, intercept bool, f, meanCount f
 		}
 	}
 	ratio := 0.0
-	// Poisson: counts of mean K clipped to the bound [0, K], as the release
-	// clips them (scaledRow): their mean and variance.
+	// Poisson: counts Y of mean m (K, or meanCount) released as min(Y, K)
+	// and modelled as censored at K (censored.go): a row's score factor at
+	// fitted mean λ has expectation E[Y·1{Y<K}] − λ·P(Y<K) + P(Y≥K)·h(λ),
+	// so the synthetic score is S₀ + n·(ȳ·e₀ − E[g(a)x̃]) with
+	// ȳ = E[Y·1{Y<K}] and g(λ) = λ·P(Y<K) − P(Y≥K)·h(λ); at the truth
+	// (λ = m) the factor has variance w(m), S₀'s.
 	ybar, yvar := 0.5, 0.25
+	var below float64
 	if family == "poisson" {
-		ybar, yvar = clippedPoissonMoments(p.Cap)
+		m := p.Cap
 		if meanCount > 0 && meanCount < p.Cap {
-			ybar, yvar = poissonMomentsBelow(meanCount, p.Cap)
+			m = meanCount
 		}
+		below, ybar = p.censor.below(m)
+		_, yvar = p.censor.weights(0, m)
 	}
 	for range previewReps {
 		s0 := make([]float64, d)
@@ -269,7 +220,8 @@ func (p *Plan) previewRatio(family string, n int, intercept bool, f, meanCount f
 			if family == "poisson" {
 				es, ew = glmMoments(theta, f, intercept, func(a float64) (float64, float64) {
 					l := math.Min(math.Exp(a), p.Cap)
-					return l, l
+					h, w := p.censor.weights(p.Cap, l)
+					return l*below - (1-below)*h, w
 				})
 			} else {
 				es, ew = designMoments(theta, f, intercept)

@@ -101,8 +101,8 @@ func (p *Plan) rowWeights(family string, y, eta float64) (t, w float64) {
 		s := 1 / (1 + mathx.Exp(-eta))
 		return y - s, s * (1 - s)
 	case "poisson":
-		l := math.Min(mathx.Exp(eta), p.Cap)
-		return y - l, l
+		// The count as released, min(Y, K), censored at K (censored.go).
+		return p.censor.weights(y, math.Min(mathx.Exp(eta), p.Cap))
 	default:
 		return y - eta, 1
 	}
@@ -299,14 +299,16 @@ func (rel *Release) designCoords() *designCoords {
 	if p == nil || p.ClipRadius == 0 || len(rel.M) == 0 {
 		return nil
 	}
-	return designCoordsOf(rel.N, rel.M[0], rel.D, p.Blocks[1].Std, firstWeight(rel.Family, p.Cap), p.ClipRadius)
+	return designCoordsOf(rel.N, rel.M[0], rel.D, p.Blocks[1].Std, p.firstWeight(rel.Family), p.ClipRadius)
 }
 
 // firstWeight is every row's weight at θ = 0, where the first release is
-// made: σ(0)(1 − σ(0)) = ¼ (logistic), min(e⁰, K) (Poisson, K the cap).
-func firstWeight(family string, cap float64) float64 {
+// made: σ(0)(1 − σ(0)) = ¼ (logistic), the information w(1) of a count of
+// mean 1 censored at K (Poisson; 1 − O(1/K!), 0.58 at K = 1).
+func (p *Plan) firstWeight(family string) float64 {
 	if family == "poisson" {
-		return math.Min(1, cap)
+		_, w := p.censor.weights(0, 1)
+		return w
 	}
 	return 0.25
 }
@@ -520,14 +522,20 @@ func (p *Plan) ldaStart(n int, S, M []float64) []float64 {
 }
 
 // loglinearStart is the Poisson model's second expansion point from the
-// first release (at θ = 0: S = Σ(y − 1)x̃, M = Σx̃x̃ᵀ): the least-squares
-// fit b of y on x̃ (from Xᵀy = S + M·e₀ and XᵀX = M), turned into log-linear
-// coefficients by the delta method, θ_j = b_j/ȳ, with the intercept set so
-// that the fitted mean at the mean predictor is ȳ = Σy/n (clamped to
-// [1/(2n), K]). Post-processing.
+// first release (at θ = 0: S = Σ(y − 1)x̃, M = w₁·Σx̃x̃ᵀ, up to the
+// censored counts' t = h(1) ≈ K − 1 instead of y − 1; w₁ = firstWeight):
+// the least-squares fit b of y on x̃ (from Xᵀy = S + XᵀX·e₀ and
+// XᵀX = M/w₁), turned into log-linear coefficients by the delta method,
+// θ_j = b_j/ȳ, with the intercept set so that the fitted mean at the mean
+// predictor is ȳ = Σy/n (clamped to [1/(2n), K]). Post-processing.
 func (p *Plan) loglinearStart(n int, S, M []float64) []float64 {
 	d := len(S)
 	nf := float64(n)
+	w1 := p.firstWeight("poisson")
+	M = append([]float64(nil), M...)
+	for i := range M {
+		M[i] /= w1
+	}
 	xty := make([]float64, d)
 	for j := range d {
 		xty[j] = S[j] + M[j*d] // Σ(y − 1)x̃_j + Σx̃_j

@@ -56,7 +56,7 @@ var (
 	NoiseAwareLinearPriorPredictive    = CoverageRange{0.88, 0.92}
 	NoiseAwareLinearPriorPredictive95  = CoverageRange{0.94, 0.96}
 	NoiseAwarePoissonPriorPredictive   = CoverageRange{0.85, 0.92}
-	NoiseAwarePoissonPriorPredictive95 = CoverageRange{0.92, 0.97}
+	NoiseAwarePoissonPriorPredictive95 = CoverageRange{0.91, 0.96}
 )
 
 // PercentRange is the measured range [lo, hi] widened to whole percents:

@@ -426,7 +426,7 @@ func UnneededWarmupNote(alg string, warmup int) string {
 
 // NoiseAwareApproximations says the approximations of the noise-aware
 // posterior in words (the report's note).
-const NoiseAwareApproximations = "the noise-aware posterior is approximate: the log-likelihood is replaced by its second-order expansion at the last expansion point (exact for the linear model) with an extra score variance for the expansion's error, estimated from the last two releases, the score's sampling distribution by its normal approximation, and the unknown Fisher information by draws from its release-noise pivot projected onto the positive semi-definite matrices; its credible intervals widen as ε shrinks and are meant to cover the truth at their stated rate, not to mimic the non-private posterior"
+const NoiseAwareApproximations = "the noise-aware posterior is approximate: the log-likelihood is replaced by its second-order expansion at the last expansion point (exact for the linear model) with an extra score variance for the expansion's error, estimated from the last two releases, the score's sampling distribution by its normal approximation, and the unknown Fisher information by draws from its release-noise pivot projected onto the positive semi-definite matrices; an outcome outside its public bound enters at the bound, which the Poisson model reads as censored (a count of K means K or more, with the rate capped at K) and the linear model does not model; its credible intervals widen as ε shrinks and are meant to cover the truth at their stated rate, not to mimic the non-private posterior"
 
 // noiseAwareReport fills the report of a noise-aware run. The releases are
 // made once, before any chain runs, and are counted in full whatever ran.

@@ -17,8 +17,8 @@ const MAX_MB = 200;
 // local, and used for nothing else than the local check below.
 const DECLARATIONS = {
   logistic: { what: '0/1', fixed: { lo: '0', hi: '1' }, doc: 'Declared 0/1: its public bound is [0, 1], nothing to type. Every value must be 0 or 1; a value outside [0, 1] is clipped to it, any other stops the run with an error naming its row.' },
-  poisson: { what: 'a count 0…K', fixed: { lo: '0' }, doc: 'Declared a count 0…K: type K, the largest count it can take by design (its public bound is [0, K]). Values above K are clipped to K; a value that is not a whole number stops the run with an error naming its row.' },
-  linear: { what: 'a number LO…HI', fixed: {}, doc: 'Declared a number LO…HI: type the smallest and largest values it can take by design (its public bound). Values outside are clipped to it.' },
+  poisson: { what: 'a count 0…K', fixed: { lo: '0' }, doc: 'Declared a count 0…K: type K, the largest count it can take by design (its public bound is [0, K]). Values above K are clipped to K. The recommended sampler (noise-aware) reads a count of K as "K or more", but it caps the rate at K and the other samplers take a clipped count as it is: where rates reach K the intervals are confidently wrong, so K is the largest count possible by design, not a typical one. A value that is not a whole number stops the run with an error naming its row.' },
+  linear: { what: 'a number LO…HI', fixed: {}, doc: 'Declared a number LO…HI: type the smallest and largest values it can take by design (its public bound). Values outside are clipped to it, which the model does not describe: with many of them the intervals are confidently wrong, so the bound holds every possible value, not the usual range.' },
 };
 
 /** The built-in demo dataset as a File. */
